@@ -514,8 +514,9 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
     if bundled and data.get("non_localizability"):
         out.append("non-localizability: each block of this example is identifiable on its own, "
                    "the whole network is not (three-layer-fibers R19)")
-    if data.get("complete") is False:
-        out.append("(the timeout cut the analysis short: the sections below are those done)")
+    if data.get("complete") is False:      # (a Ctrl-C was said as "the timeout": s43 budgets audit)
+        why = "a Ctrl-C" if "Ctrl-C" in str(data.get("reason", "")) else "the timeout"
+        out.append(f"({why} cut the analysis short: the sections below are those done)")
     out.append("terms: 'netfibers explain TERM' (G1-G8, S1-S8, dead, linear, switching, masked, "
                "Gamma, fiber, ...)")
     return out
@@ -556,8 +557,9 @@ def _summary_non_generic(net: Network, data: dict) -> list[str]:
                    f"output bias moved by 1/10^6 is proved "
                    f"{'different' if p.get('answer') is False else 'equivalent' if p.get('answer') else 'undecided'}"
                    f" (re-checked: {p.get('certificate_verified')})")
-    if data.get("complete") is False:
-        out.append("(the timeout cut the analysis short: the sections below are those done)")
+    if data.get("complete") is False:      # (a Ctrl-C was said as "the timeout": s43 budgets audit)
+        why = "a Ctrl-C" if "Ctrl-C" in str(data.get("reason", "")) else "the timeout"
+        out.append(f"({why} cut the analysis short: the sections below are those done)")
     return out
 
 

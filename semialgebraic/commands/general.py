@@ -600,8 +600,9 @@ def cmd_dim(args) -> int:
         text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"
     text += cert_text
     if sliced is not None:
-        fixed = [k + 1 for k, (lo, hi) in enumerate(zip(*box)) if lo == hi]
-        text += (f"\n  on the slice of the box (coordinate(s) {', '.join(map(str, fixed))} fixed), "
+        fixed = [f"x{k} = {display.number(lo, args.exact)}"      # 0-based, as `regions` says
+                 for k, (lo, hi) in enumerate(zip(*box)) if lo == hi]   # a slice (s43 docs audit)
+        text += (f"\n  on the slice {', '.join(fixed)} of the box, "
                  f"computed for the network of the {sliced.n_inputs} free coordinate(s) read on "
                  "[-1, 1]^d' (the fixed ones folded into the first layer's biases; the inputs, "
                  "neurons' parameters and deficits above are that network's): the same functional "
@@ -612,7 +613,7 @@ def cmd_dim(args) -> int:
                  "the same functional dimension, three-layer-fibers R36)")
     data = fd.to_json()
     if sliced is not None:
-        data["slice"] = {"fixed": [{"coordinate": k + 1, "value": q_str(Q(lo))}     # as printed
+        data["slice"] = {"fixed": [{"coordinate": k, "value": q_str(Q(lo))}     # 0-based
                                    for k, (lo, hi) in enumerate(zip(*box)) if lo == hi],
                          "fixed_weights": fd.details["slice"]["fixed_weights"],
                          "note": fd.details["slice"]["note"]}

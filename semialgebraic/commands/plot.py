@@ -148,8 +148,17 @@ def _common(p, box_help=None) -> None:
         p.add_argument("--timeout", type=float, metavar="SECONDS", help=TIMEOUT_HELP)
 
 
-def _window(text, default="-2,2"):
-    return parse_box_domain(default if text is None else text, 2)
+def _window(text, default="-2,2", net=None, sliced: bool = False):
+    return _box(default if text is None else text, 2, net, sliced)
+
+
+def _box(text, d, net, sliced: bool):
+    """``--box`` of a picture; ``file`` is the ``.nnet`` input box of *net* (it was refused as
+    "not read from a .nnet file" for a .nnet file: s43 docs audit), not a slice's window."""
+    if text == "file" and sliced:
+        fail("--box file: with --slice the window is in the slice's coordinates (s, t), not the "
+             "network's inputs; give it as lo,hi or lo1:hi1,lo2:hi2")
+    return parse_box_domain(text, d, net)
 
 
 def cmd_plot(args) -> int:
@@ -167,7 +176,8 @@ def cmd_plot(args) -> int:
         net = load_network(args.net, whole=True)
         try:                            # (the file named: a d = 1 net's line did not, s38 audit)
             sl = parse_slice(args.slice, net.n_inputs) if args.slice else None
-            scene = regions_scene(net, _window(args.box), slice=sl, budget=budget)
+            scene = regions_scene(net, _window(args.box, net=net, sliced=sl is not None),
+                                  slice=sl, budget=budget)
         except InputError as exc:
             fail(str(exc) if exc.source else f"{args.net}: {exc.problem}")
         code = 0 if scene.data["complete"] else 3
@@ -206,7 +216,7 @@ def cmd_plot(args) -> int:
         if args.grid < 2:                # (before the search, not after it)
             fail("--grid must be at least 2")
         sl = parse_slice(args.slice, a.n_inputs) if args.slice else None
-        box = parse_box_domain(args.box, 2 if sl else a.n_inputs)
+        box = _box(args.box, 2 if sl else a.n_inputs, a, sl is not None)
         cert, code = (_certified(a, b, box, _search_share(a, b, box, args.grid, budget))
                       if sl is None else (None, 0))
         scene = diff_scene(a, b, box, slice=sl, grid=args.grid, certified=cert)

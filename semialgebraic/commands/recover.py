@@ -117,7 +117,7 @@ def _text(rec, data, exact: bool) -> str:
     for (w, c), whole in zip(rec.hyperplanes, rec.first_layer):
         w, c = _shown_scale(w, c, exact)
         values += list(w) + [c]
-        form = (" + ".join(f"({number(x, exact)})·x{i}" for i, x in enumerate(w, start=1) if x != 0)
+        form = (" + ".join(f"({number(x, exact)})·x{i}" for i, x in enumerate(w) if x != 0)
                 if len(w) <= _SHORT else
                 f"({', '.join(number(x, exact) for x in w[:6])}, … ({len(w)} entries; all in "
                 "--json)) . x")

@@ -45,7 +45,7 @@ def diff_scene(a: Network, b: Network, box, *, slice: Slice | None = None, grid:
         slice = coordinate_slice(d, base)
         window = box[:2]
         plane = None if d == 2 else (
-            f"the plane of x1, x2 with {'x3' if d == 3 else f'x3..x{d}'} fixed at the "
+            f"the plane of x0, x1 with {'x2' if d == 3 else f'x2..x{d - 1}'} fixed at the "
             f"{'certified maximiser' if certified is not None else 'centre of the box'} "
             f"({', '.join(q_str(v) for v in base[2:6])}{', …' if d > 6 else ''}); --slice draws another")
     else:
@@ -60,8 +60,8 @@ def diff_scene(a: Network, b: Network, box, *, slice: Slice | None = None, grid:
     best = max(((vals[i][j], (xs[j], ys[i])) for i in range(grid) for j in range(grid)),
                key=lambda t: t[0])
     auto = plane is not None or d == 2
-    scene = Scene("diff", title="|a − b|" + (f" on {plane}" if plane else ""), xlabel="x1" if auto else "s",
-                  ylabel="x2" if auto else "t", heatmap=HeatMap(xs, ys, vals),
+    scene = Scene("diff", title="|a − b|" + (f" on {plane}" if plane else ""), xlabel="x0" if auto else "s",
+                  ylabel="x1" if auto else "t", heatmap=HeatMap(xs, ys, vals),
                   window=(tuple(window[0]), tuple(window[1])))
     scene.markers.append(Marker(best[1], f"grid max {q_str(best[0])}", "grid_max"))
     scene.data = {"grid_max": best[0], "grid_argmax": best[1], "certified": None}

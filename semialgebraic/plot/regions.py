@@ -91,8 +91,8 @@ def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | Non
     names = neuron_names(net2)
     nh = net2.n_hidden
     by_pattern = {r.pattern: r for r in found}
-    scene = Scene("regions", title="linear regions", xlabel="s" if slice else "x1",
-                  ylabel="t" if slice else "x2", window=tuple(tuple(map(to_q, w)) for w in window))
+    scene = Scene("regions", title="linear regions", xlabel="s" if slice else "x0",
+                  ylabel="t" if slice else "x1", window=tuple(tuple(map(to_q, w)) for w in window))
     seen, bends_somewhere, has_segment = set(), set(), set()
     drawn = 0
     for r in found:

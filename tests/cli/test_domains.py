@@ -100,7 +100,7 @@ def test_dim_takes_a_ball_and_a_box_with_its_own_sides(capsys, net, tmp_path):
     # R36 (b), session 42; refused before); every side of width 0, one point given per
     # coordinate: named as such (a cube of width 0 is one point, a reading of its own)
     assert main(["dim", net, "--box=-2:2,1/2:1/2"]) in (0, 3)
-    assert "slice of the box (coordinate(s) 2 fixed)" in capsys.readouterr().out
+    assert "on the slice x1 = 1/2 of the box," in capsys.readouterr().out     # 0-based, as regions
     assert main(["dim", net, "--box=-2:-2,1/2:1/2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "width 0 in every coordinate" in err

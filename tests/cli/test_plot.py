@@ -174,7 +174,7 @@ def test_regions_picture_of_a_one_input_net_says_what_to_do(tmp_path, capsys):
 
 
 def test_plot_diff_names_the_plane_of_more_than_two_inputs(tmp_path, capsys):
-    """Without --slice a 3-input pair is drawn on the plane of x1, x2 through the certified
+    """Without --slice a 3-input pair is drawn on the plane of x0, x1 (0-based) through the certified
     maximiser: the text and the picture's title say so (session 32's audit: it was unnamed)."""
     import json as _json
     from semialgebraic.cli import main as _main
@@ -187,7 +187,7 @@ def test_plot_diff_names_the_plane_of_more_than_two_inputs(tmp_path, capsys):
     assert _main(["plot", "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--box", "-1,1",
                   "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "on the plane of x1, x2 with x3 fixed at the certified maximiser" in text and out.exists()
+    assert "on the plane of x0, x1 with x2 fixed at the certified maximiser" in text and out.exists()
 
 
 def test_plot_diff_prints_long_maxima_as_decimals(tmp_path, capsys):

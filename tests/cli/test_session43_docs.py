@@ -84,3 +84,31 @@ def test_explain_knows_r16a_to_c(run):
                       ("R16c", "n1 ≥ 2: dead and linear rows exchanged under S5")):
         code, out, _ = run("explain", rid)
         assert code == 0 and out.startswith(f"three-layer-fibers {rid}: {head} [derived")
+
+
+def test_analyze_says_a_ctrl_c_as_a_ctrl_c():
+    """Budgets audit F5: after a Ctrl-C, analyze of a bottleneck said "the timeout cut the
+    analysis short" 3 s into a 60 s budget."""
+    from algebra.io import load
+    from semialgebraic.commands.analyze import _summary_non_generic, summary_bottleneck
+    net = load(EX / "masked_bottleneck.json")
+    assert "(a Ctrl-C cut the analysis short: the sections below are those done)" in \
+        summary_bottleneck(net, {"complete": False, "reason": "interrupted (Ctrl-C)"})
+    assert "(the timeout cut the analysis short: the sections below are those done)" in \
+        _summary_non_generic(net, {"complete": False, "reason": "timeout of 3 s reached"})
+
+
+def test_plot_takes_a_nnet_files_own_box(tmp_path, run):
+    """Docs audit F13: `plot regions|diff X.nnet --box file` was refused with "the network was
+    not read from a .nnet file" for a 2-input .nnet file; it draws on the file's normalised
+    input box, as `regions --box file` walks it."""
+    pytest = __import__("pytest")
+    pytest.importorskip("matplotlib")
+    nnet = tmp_path / "small.nnet"          # 2-3-1, inputs in [-1, 3] x [0, 4]
+    nnet.write_text('// tiny test net\n2,2,1,3,\n2,3,1,\n0,\n-1.0,0.0,\n3.0,4.0,\n1.0,2.0,0.0,\n2.0,4.0,1.0,\n1.0,0.0,\n0.0,1.0,\n1.0,1.0,\n0.0,\n0.0,\n-1.0,\n1.0,1.0,1.0,\n0.0,\n')
+    code, out, err = run("plot", "regions", nnet, "--box", "file", "-o", tmp_path / "r.png")
+    assert code == 0 and (tmp_path / "r.png").exists(), err
+    code, walk, _ = run("regions", nnet, "--box", "file")
+    assert code == 0 and out.split()[0] == walk.split()[0]              # the same number of regions
+    code, out, err = run("plot", "diff", nnet, nnet, "--box", "file", "-o", tmp_path / "d.png")
+    assert code == 0 and "certified max 0" in out

@@ -151,7 +151,7 @@ def test_the_cli_answers_on_a_slice_and_verify_accepts(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["functional_dimension"] == 4 and data["n_parameters"] == 9
     assert data["fiber_dimension"] == 5
-    assert data["slice"]["fixed"] == [{"coordinate": 2, "value": "1/2"}]
+    assert data["slice"]["fixed"] == [{"coordinate": 1, "value": "1/2"}]      # 0-based, as regions
     assert data["slice"]["fixed_weights"] == 2
     # every side of width 0 (a point given per coordinate): refused in one line
     assert main(["dim", str(net), "--box", "0:0,1/2:1/2"]) == 2
