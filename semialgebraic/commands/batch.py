@@ -319,10 +319,12 @@ def _tree_diff(args, nets, box) -> int:
              f"[{display.number(r.lower, args.exact)}, "
              + ("no certified upper bound yet" if r.upper is None else display.number(r.upper, args.exact))
              + "]")
-    print(f"max |a - b| {'=' if r.complete else 'in'} {value} at x = ({display.numbers(r.point, args.exact)}), "
+    print(f"max |a - b| {'=' if r.complete else 'in'} {value} at x = {display.point(r.point, args.exact)}, "
           f"output {r.output}; "
           f"{r.expansions} node expansions in {r.tasks} tasks ({r.where}), {r.open_nodes} open "
           f"nodes; certificate checked: {r.verified}"
-          + ("" if r.complete else f" ({r.reason})") + args.units[1]
+          + ("" if r.complete else f" ({r.reason})")
+          + (f"; certificate written to {args.certificate}" if "certificate" in data else "")
+          + args.units[1]
           + display.note([v for v in (r.lower, r.upper, *r.point) if v is not None], args.exact))
     return 0 if r.complete else 3

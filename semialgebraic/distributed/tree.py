@@ -524,17 +524,24 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
         raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
     given = b                  # b's neurons paired with a's (S1/S2 steps, same function), as in diff
-    b, b_steps = aligned(a, b)
     deadline = None if timeout is None else time.monotonic() + _SEARCH_SHARE * timeout
     end = None if timeout is None else time.monotonic() + timeout    # of the check too
     until = None if timeout is None else time.time() + _SEARCH_SHARE * timeout   # the tasks'
     nodes, wave = nodes or DEFAULT_NODES, wave or DEFAULT_WAVE
-    aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())
-    boxj = [[q_json(lo), q_json(hi)] for lo, hi in box]
-    pair = _digest("pair", aj, bj)
-    log = _Log(checkpoint, _digest("tree diff", pair, boxj, nodes, wave))
-    st = _Tree(a.n_outputs)
     centre = [(lo + hi) / 2 for lo, hi in box]
+    try:                       # the alignment and the networks' JSON for the tasks: exact work
+        with alarm_at(deadline if a.n_parameters >= _ALARMED_PREP else None,  # over every
+                      "the preparation of the tree"):                       # parameter that
+            b, b_steps = aligned(a, given)                          # sees no checkpoint (a
+            aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())   # 768-3072-768 pair: 20 s
+            boxj = [[q_json(lo), q_json(hi)] for lo, hi in box]     # at --timeout 2; s43
+            pair = _digest("pair", aj, bj)                          # budgets audit F8)
+            log = _Log(checkpoint, _digest("tree diff", pair, boxj, nodes, wave))
+    except KeyboardInterrupt as exc:
+        why = (f"timeout of {timeout:g} s reached" if isinstance(exc, BudgetExhausted)
+               and timeout is not None else "interrupted (Ctrl-C)")
+        return _unprepared(a, given, box, centre, why, t0)
+    st = _Tree(a.n_outputs)
     devs = [abs(u - v) for u, v in zip(a.evaluate(centre), b.evaluate(centre))]
     st.see(max(devs), centre, devs.index(max(devs)))
     ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
@@ -617,6 +624,9 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
         stopped = reason.startswith("interrupted")
         cert, verified = _assemble(st, a, given, b_steps, box, aj,
                                    ex if verify and not stopped else None, end)
+        if cert is None:           # a root not bounded: the attained lower bound, certified
+            cert = bab_bound_certificate(a, given, box, [], st.lower, st.lower, st.best[0],
+                                         st.best[1], complete_cover=False)
         if verify and cert is not None and not verified:
             reason += ("; " if reason else "") + "the certificate not checked (" + (
                 "interrupted" if stopped else "no time left in the budget") + ")"
@@ -631,12 +641,35 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
         reason = ("lower = upper" if complete else
                   "leaves without unstable neurons left a gap of dual rounding")
     per_output = None
-    if cert is not None:
+    if cert is not None and cert.get("objectives"):
         per_output = [{"upper": str(max(to_q(ob["upper"]) for ob in cert["objectives"]
                                         if ob["output"] == o))} for o in range(a.n_outputs)]
     return TreeResult(st.lower, upper, st.best[0], st.best[1], complete, reason, cert, verified,
                       tasks, expansions, len(st.frontier), getattr(ex, "kind", "serial"),
                       time.perf_counter() - t0, per_output)
+
+
+_ALARMED_PREP = 1 << 17
+"""Parameters of a from which the preparation runs under an alarm at the search's deadline (on
+smaller pairs it takes milliseconds, and a run's checkpoint file is begun whatever the budget)."""
+
+
+def _unprepared(a, b, box, centre, why: str, t0: float) -> TreeResult:
+    """The result of a search stopped before its tree was prepared: ``|a − b|`` at the box's
+    centre, exactly (a Ctrl-C meanwhile does not lose it: bounded work, a second one ends the
+    process), a lower-bound certificate, no upper bound."""
+    def evaluate():
+        return [abs(u - v) for u, v in zip(a.evaluate(centre), b.evaluate(centre))]
+    try:
+        devs = evaluate()
+    except KeyboardInterrupt:
+        devs = evaluate()
+    out = devs.index(max(devs))
+    cert = bab_bound_certificate(a, b, box, [], devs[out], devs[out], centre, out,
+                                 complete_cover=False)
+    return TreeResult(devs[out], None, centre, out, False,
+                      f"{why} before the tree was prepared; no upper bound within the budget",
+                      cert, False, 0, 0, 0, "serial", time.perf_counter() - t0, None)
 
 
 def _assemble(st: _Tree, a, b, b_steps, box, aj, ex, end=None):

@@ -193,7 +193,8 @@ def test_checkpoint_resumes_and_a_cut_run_continues(tmp_path, small_tasks):
 def test_a_timeout_gives_a_partial_certified_interval(whole3):
     r = tree_diff(A3, B3, BOX3, workers=0, nodes=1, timeout=0)
     assert not r.complete and r.reason.startswith("timeout") and r.upper is None and r.tasks == 0
-    assert r.certificate is None and r.lower <= whole3.lower
+    assert r.lower <= whole3.lower and not r.certificate.get("objectives")   # the lower bound's
+    assert verify(r.certificate)[0]                  # certificate (none was written: s43 audit)
     r = tree_diff(A3, B3, BOX3, workers=0, nodes=1, max_tasks=4)
     assert r.upper is not None and r.lower <= whole3.lower <= r.upper and verify(r.certificate)[0]
 
@@ -334,3 +335,27 @@ def test_the_check_in_parts_stops_at_the_timeout(monkeypatch):
     assert _time.monotonic() - t < 1.05 * 3 + 2          # (issue 15's promise; the part sleeps 30 s)
     assert not r.verified and r.reason.endswith("the certificate not checked (no time left in the budget)")
     assert r.certificate is not None and verify(r.certificate)[0]
+
+
+def test_preparation_of_the_tree_stops_at_the_timeout(monkeypatch):
+    """The alignment and the networks' JSON before the tasks saw no budget (a 768-3072-768 pair:
+    `search diff --timeout 2` took 21 s and wrote no certificate; s43 budgets audit F8).  Stopped
+    at the search's deadline: |a − b| at the box's centre, certified, no upper bound."""
+    import time as _time
+
+    import semialgebraic.distributed.tree as tree_mod
+    from semialgebraic.verify import verify as _verify
+    from tests.semialgebraic.test_bab_budget import _stalls, near_pair
+    a, b = near_pair([3, 5, 2], 6)
+    monkeypatch.setattr(tree_mod, "aligned", _stalls)
+    monkeypatch.setattr(tree_mod, "_ALARMED_PREP", 1)             # (a small pair stands for a large one)
+    box = [(Q(-1), Q(1)), (Q(0), Q(2)), (Q(-1), Q(3))]
+    t = _time.monotonic()
+    r = tree_mod.tree_diff(a, b, box, workers=0, timeout=0.5)
+    assert _time.monotonic() - t < 2.5
+    assert r.upper is None and not r.complete and r.tasks == 0
+    assert r.reason == "timeout of 0.5 s reached before the tree was prepared; no upper bound within the budget"
+    assert r.point == [Q(0), Q(1), Q(1)]
+    assert r.lower == max(abs(u - v) for u, v in zip(a.evaluate(r.point), b.evaluate(r.point)))
+    from semialgebraic.certificates import jsonable as _jsonable
+    assert _verify(json.loads(json.dumps(_jsonable(r.certificate))))[0]
