@@ -101,10 +101,13 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
     "S8": ("with one first-layer neuron whose live second-layer neurons all have rows (- | +), "
            "its kink and the last second-layer kink can swap", (_T, "R15"),
            "S8: kink swap for n1 = 1"),
-    "dead": ("a second-layer neuron that is off for every input", (_T, "§3.3"),
+    "dead": ("a neuron that is off for every input of the domain (any hidden layer: `dim`, "
+             "`plot` and `identify` say 'dead neuron (l, i)'; the three-layer theory's types are "
+             "of its second-layer neurons, on the image of the first layer)", (_T, "§3.3"),
              "W2_j z + b2_j ≤ b2_j < 0: the neuron is identically 0"),
-    "linear": ("a second-layer neuron that is on for every input, so it acts as a plain linear "
-               "unit", (_T, "§3.3"), "W2_j z + b2_j ≥ b2_j > 0: the neuron is the affine map "
+    "linear": ("a neuron that is on for every input of the domain, so it acts as a plain "
+               "affine unit (any hidden layer; the three-layer theory's type is of its "
+               "second-layer neurons)", (_T, "§3.3"), "W2_j z + b2_j ≥ b2_j > 0: the neuron is the affine map "
                                      "z ↦ W2_j z + b2_j"),
     "switching": ("a second-layer neuron that is on for some inputs and off for others: it "
                   "creates a genuine kink", (_T, "§3.3"), "a genuine kink"),
