@@ -42,8 +42,6 @@ def register(sub, parent) -> None:
                                   "3  only the bends were recovered (or the budget stopped the "
                                   "search), or the comparison is undecided"],
                            examples=["netfibers recover algebra/examples/r21_shallow.json -o rec.json",
-                                     "netfibers recover algebra/examples/t6_control.json -o rec.json "
-                                     "(two hidden layers: the bends only, exit 3)",
                                      "netfibers recover net.json -o rec.json --json --seed 3"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("-o", "--output", required=True, metavar="OUT.json",
