@@ -273,7 +273,9 @@ def _interrupted(tmp_path, argv, cpu):
         t = time.monotonic()
         code = proc.wait(timeout=120)
         after = time.monotonic() - t
-    return code, json.loads((tmp_path / "out").read_text()), after
+    text = (tmp_path / "out").read_text()
+    assert text.strip(), (code, (tmp_path / "err").read_text()[-500:])   # (say why, if empty)
+    return code, json.loads(text), after
 
 
 def test_ctrl_c_in_the_law_verification_gives_the_partial_report(tmp_path):
@@ -293,7 +295,9 @@ def test_ctrl_c_in_plot_regions_draws_the_regions_found(tmp_path):
     out_png = tmp_path / "acas.png"
     code, d, after = _interrupted(tmp_path, ["plot", "regions", str(ACAS), "--slice",
                                              "0,0,0,0,0,1,0,0,0,0,0,1,0,0,0", "--box", "-0.5,0.5",
-                                             "-o", str(out_png), "--timeout", "60"], 3.0)
+                                             "-o", str(out_png), "--timeout", "60"], 6.0)
+    # (6 CPU s after start-up: at 3 the Ctrl-C could land in matplotlib's import, before any
+    # region — "interrupted" and no report is right there; seen once in a loaded full run)
     sc = d["scene"]
     assert code == 3 and after <= 2 + 6, after
     assert out_png.exists() and d["complete"] is False and len(sc["polygons"]) >= 2
