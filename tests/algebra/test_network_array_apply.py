@@ -33,13 +33,15 @@ def test_array_apply_equals_the_qmatrix_product(seed):
     fast, slow = network_from_tensors(arrays), _materialised(network_from_tensors(arrays))
     assert fast._wq[0] is None and fast.n_inputs * fast.widths[1] >= Network._ARRAY_APPLY
     r = random.Random(seed)
-    for x in ([Q(0)] * 130, [Q(r.randint(-10**6, 10**6), r.randint(1, 10**4)) for _ in range(130)],
-              [Q(r.choice([-1, 1]), 3 ** r.randint(0, 40)) for _ in range(130)]):
+    for x in ([Q(0)] * 130, [Q(r.randint(-10**6, 10**6), r.randint(1, 10**4)) for _ in range(130)]):
         assert fast.preactivations(x) == slow.preactivations(x)
     assert fast._wq[0] is None                                       # still no QMatrix made
     for l in range(fast.depth):    # (float64 entries whose integers overflow int64: the QMatrix)
         assert (fast._wq[l] is None) == (fast.integer_weights(l) is not None
                                          and fast._shapes[l][0] * fast._shapes[l][1] >= Network._ARRAY_APPLY)
+    x = [Q(r.choice([-1, 1]), 3 ** r.randint(0, 40)) for _ in range(130)]
+    assert fast.preactivations(x) == slow.preactivations(x)           # a third evaluation: the
+    assert fast._wq[0] is not None                                   # QMatrix, made once
 
 
 def test_integer_array_layers_too():
