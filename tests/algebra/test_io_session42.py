@@ -57,6 +57,20 @@ def test_a_training_checkpoint_of_any_size_is_read(tmp_path):
     one_line(info, "ckpt.pt", "several dicts of tensors", "'net', 'ema'")
 
 
+def save_arrays(path, arrays):
+    """*arrays* (name -> numpy array) written to *path* in the format its suffix names (a torch
+    state_dict, safetensors or npz); *path*."""
+    fmt = path.suffix[1:]
+    if fmt == "pt":
+        torch = pytest.importorskip("torch")
+        torch.save({k: torch.from_numpy(v) for k, v in arrays.items()}, path)
+    elif fmt == "safetensors":
+        pytest.importorskip("safetensors.numpy").save_file(arrays, str(path))
+    else:
+        np.savez(path, **arrays)
+    return path
+
+
 @pytest.mark.parametrize("fmt", ["pt", "safetensors", "npz"])
 def test_adjacent_sequential_linears_are_refused_not_read_with_a_relu(tmp_path, fmt):
     """F3 (a silent mis-read): Sequential(Linear(3, 5), ReLU, Linear(5, 4), Linear(4, 2)) has
@@ -70,14 +84,7 @@ def test_adjacent_sequential_linears_are_refused_not_read_with_a_relu(tmp_path, 
               "2.bias": rng.standard_normal(4).astype(np.float32),
               "3.weight": rng.standard_normal((2, 4)).astype(np.float32),
               "3.bias": rng.standard_normal(2).astype(np.float32)}
-    path = tmp_path / f"consec.{fmt}"
-    if fmt == "pt":
-        torch = pytest.importorskip("torch")
-        torch.save({k: torch.from_numpy(v) for k, v in arrays.items()}, path)
-    elif fmt == "safetensors":
-        pytest.importorskip("safetensors.numpy").save_file(arrays, str(path))
-    else:
-        np.savez(path, **arrays)
+    path = save_arrays(tmp_path / f"consec.{fmt}", arrays)
     with pytest.raises(InputError) as info:
         load(path)
     one_line(info, path.name, "layers 2 and 3 are adjacent", "compose")

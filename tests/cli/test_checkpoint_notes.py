@@ -4,6 +4,7 @@ import pytest
 
 from algebra.io import load
 from tests.algebra.test_io import assert_net_equals_floats
+from tests.algebra.test_io_session42 import save_arrays
 
 
 def test_a_checkpoint_with_an_ema_copy_says_which_it_read(tmp_path, run):
@@ -45,14 +46,7 @@ def test_a_bare_sequential_of_adjacent_linears_is_refused(tmp_path, run, fmt):
               "0.bias": rng.standard_normal(5).astype(np.float32),
               "1.weight": rng.standard_normal((2, 5)).astype(np.float32),
               "1.bias": rng.standard_normal(2).astype(np.float32)}
-    path = tmp_path / f"linear.{fmt}"
-    if fmt == "pt":
-        torch = pytest.importorskip("torch")
-        torch.save({k: torch.from_numpy(v) for k, v in arrays.items()}, path)
-    elif fmt == "safetensors":
-        pytest.importorskip("safetensors.numpy").save_file(arrays, str(path))
-    else:
-        np.savez(path, **arrays)
+    path = save_arrays(tmp_path / f"linear.{fmt}", arrays)
     out_json = tmp_path / "out.json"
     code, out, err = run("convert", path, "-o", out_json)
     assert code == 2 and not out_json.exists() and len(err.strip().splitlines()) == 1
