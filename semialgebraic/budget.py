@@ -414,6 +414,13 @@ def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
         if armed[0]:
             fired.append(True)
             raise BudgetExhausted(f"the budget ran out during {what}")
+    # an enclosing alarm (analyze's, identify's, around a diff whose preparation has its own):
+    # the block's timer is never later than it, and it is put back on the way out (the block's
+    # exit cancelled it for good, and an inner deadline later than the outer one hid it)
+    outer_left, outer_again = signal.getitimer(signal.ITIMER_REAL)
+    outer_end = time.monotonic() + outer_left if outer_left > 0 else None
+    if outer_end is not None:
+        end = min(end, outer_end)
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
         signal.setitimer(signal.ITIMER_REAL, max(1e-3, end - time.monotonic()), again)
@@ -424,6 +431,9 @@ def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
             signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
         signal.signal(signal.SIGALRM, old)
+        if outer_end is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_end - time.monotonic()),
+                             outer_again)
 
 
 def ctrl_c_count() -> int:

@@ -360,3 +360,33 @@ def test_ctrl_c_while_the_stopped_preparation_evaluates_keeps_the_report(monkeyp
     assert r.upper is None and r.point == (Q(0),) * 3 and len(calls) >= 3
     assert r.lower == max(abs(u - v) for u, v in zip(a.evaluate(r.point), b.evaluate(r.point)))
     assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
+
+
+def test_an_inner_alarm_puts_the_enclosing_one_back():
+    """``alarm_at`` inside ``alarm_at`` (analyze's or identify's around a diff whose preparation
+    and self-check have their own): the inner block's exit cancelled the process's one timer, so
+    the enclosing deadline never fired (session 43).  It is put back with its time left."""
+    from semialgebraic.budget import alarm_at
+    t = time.monotonic()
+    with pytest.raises(BudgetExhausted, match="the outer work"):
+        with alarm_at(t + 0.4, "the outer work"):
+            with alarm_at(t + 30, "the inner work"):
+                pass                                          # left long before either deadline
+            while time.monotonic() < t + 5:
+                sum(range(1000))
+    assert time.monotonic() - t < 1.5
+    stopped = []                                              # the outer deadline inside the inner
+    t = time.monotonic()
+    with pytest.raises(BudgetExhausted, match="the outer work"):
+        with alarm_at(time.monotonic() + 0.3, "the outer work"):
+            try:
+                with alarm_at(time.monotonic() + 30, "the inner work"):
+                    while True:
+                        sum(range(1000))
+            except BudgetExhausted as exc:                    # (the inner handler raised it)
+                stopped.append(str(exc))
+            while True:
+                sum(range(1000))
+    assert stopped and time.monotonic() - t < 3
+    import signal
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0      # nothing left armed
