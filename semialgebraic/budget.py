@@ -396,44 +396,83 @@ def heartbeat(command: str, timeout: float | None = None, every: float | None = 
         stop.set()
 
 
-@contextmanager
 def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
     """Inside the block, :class:`BudgetExhausted` is raised at *end* (``time.monotonic``) and
     again every *again* s until the block is left (a raise that lands where Python swallows it
     — a ``__del__``, a callback, an ``except`` of the code inside — is raised again): an
     in-process certificate check stops at the timeout (ACAS Xu ``search diff --timeout 30``: a
-    12 s part took it to 39 s; digits: one alarm only let a 352 s check run whole).  Yields the
-    list that records a fire (a check that saw one is never trusted).  Without *end*, or off the
-    main thread: no alarm."""
-    fired, armed = [], [True]
-    if end is None or threading.current_thread() is not threading.main_thread():
-        yield fired
-        return
+    12 s part took it to 39 s; digits: one alarm only let a 352 s check run whole).  The block
+    yields the list that records a fire (a check that saw one is never trusted).  Without *end*,
+    or off the main thread: no alarm.  Nested blocks share the process's one timer: an inner
+    one never later than the enclosing one, which it puts back on the way out.
 
-    def _alarm(signum, frame):
-        if armed[0]:
-            fired.append(True)
-            raise BudgetExhausted(f"the budget ran out during {what}")
-    # an enclosing alarm (analyze's, identify's, around a diff whose preparation has its own):
-    # the block's timer is never later than it, and it is put back on the way out (the block's
-    # exit cancelled it for good, and an inner deadline later than the outer one hid it)
-    outer_left, outer_again = signal.getitimer(signal.ITIMER_REAL)
-    outer_end = time.monotonic() + outer_left if outer_left > 0 else None
-    if outer_end is not None:
-        end = min(end, outer_end)
-    old = signal.signal(signal.SIGALRM, _alarm)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, max(1e-3, end - time.monotonic()), again)
-        try:
-            yield fired
-        finally:
-            armed[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    finally:
-        signal.signal(signal.SIGALRM, old)
-        if outer_end is not None:
-            signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_end - time.monotonic()),
-                             outer_again)
+    >>> with alarm_at(time.monotonic() + 60) as fired:
+    ...     pass
+    >>> fired, signal.getitimer(signal.ITIMER_REAL)[0]
+    ([], 0.0)
+    """
+    return _Alarm(end, what, again)
+
+
+class _Alarm:
+    """:func:`alarm_at`'s block, a class (not a generator context manager): its ``__exit__``
+    is this code, which disarms first.  Signals run between any two bytecodes: with a generator
+    block, an alarm due just as a Ctrl-C left the block was raised inside contextlib's
+    ``__exit__``, before the generator's cleanup, which never ran — the timer went on firing
+    in the caller's partial report and lost it (a Ctrl-C just before ``diff``'s deadline: s43
+    budgets audit F7).  Now the alarm does not raise while a stop (a Ctrl-C or a spent budget)
+    is already on its way out — it fires again 0.25 s later if the block is still running — and
+    the cleanup is done whole even when a signal lands inside it."""
+
+    def __init__(self, end, what, again):
+        self.end, self.what, self.again = end, what, again
+        self.fired: list = []
+        self.armed = False
+        self.live = end is not None and threading.current_thread() is threading.main_thread()
+
+    def _alarm(self, signum, frame):
+        if not self.armed:
+            return
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            return                   # a stop already leaving: not replaced (it fires again)
+        self.fired.append(True)
+        raise BudgetExhausted(f"the budget ran out during {self.what}")
+
+    def __enter__(self):
+        if not self.live:
+            return self.fired
+        # an enclosing alarm (analyze's, identify's, around a diff whose preparation has its
+        # own): this block's timer is never later than it, and it is put back on the way out
+        left, self.outer_again = signal.getitimer(signal.ITIMER_REAL)
+        self.outer_end = time.monotonic() + left if left > 0 else None
+        end = self.end if self.outer_end is None else min(self.end, self.outer_end)
+        self.old = signal.signal(signal.SIGALRM, self._alarm)
+        self.armed = True
+        signal.setitimer(signal.ITIMER_REAL, max(1e-3, end - time.monotonic()), self.again)
+        return self.fired
+
+    def _cleanup(self):
+        self.armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.old)
+        if self.outer_end is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(1e-3, self.outer_end - time.monotonic()),
+                             self.outer_again)
+
+    def __exit__(self, *exc):
+        if not self.live:
+            return False
+        ctrl_c = None
+        for _ in range(8):           # a Ctrl-C met here is raised once the cleanup is done
+            try:
+                self._cleanup()
+                break
+            except KeyboardInterrupt as err:
+                if not isinstance(err, BudgetExhausted):
+                    ctrl_c = err
+        if ctrl_c is not None:
+            raise ctrl_c
+        return False
 
 
 def ctrl_c_count() -> int:

@@ -390,3 +390,37 @@ def test_an_inner_alarm_puts_the_enclosing_one_back():
     assert stopped and time.monotonic() - t < 3
     import signal
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0      # nothing left armed
+
+
+def test_an_alarm_due_as_a_ctrl_c_leaves_the_block_does_not_outlive_it():
+    """A Ctrl-C just before diff's deadline: the alarm, due at the same moment, was raised inside
+    contextlib's ``__exit__`` before the generator's cleanup, which never ran; the timer kept
+    firing in the partial report and lost it (s43 budgets audit F7, 9 of 10 tries).  The alarm
+    does not replace a stop already leaving, and the block's exit disarms it whole."""
+    import signal
+    from semialgebraic.budget import alarm_at
+    block = alarm_at(time.monotonic() + 30, "the work")
+    with block:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            block._alarm(signal.SIGALRM, None)             # a stop in flight: not replaced
+        with pytest.raises(BudgetExhausted, match="the work"):
+            block._alarm(signal.SIGALRM, None)             # otherwise: raised
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    t = time.monotonic()
+    with pytest.raises(KeyboardInterrupt) as info:
+        with alarm_at(t + 0.2, "the work"):
+            while time.monotonic() < t + 0.19:
+                pass
+            try:
+                raise KeyboardInterrupt                        # the Ctrl-C, as the alarm is due
+            finally:
+                while time.monotonic() < t + 0.5:              # the alarm comes due in flight
+                    pass
+    assert not isinstance(info.value, BudgetExhausted)         # the Ctrl-C leaves, not the alarm
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0 and \
+        signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.default_int_handler, None)
+    end = time.monotonic() + 0.6                               # and nothing fires after the block
+    while time.monotonic() < end:
+        pass
