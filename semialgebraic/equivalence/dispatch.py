@@ -55,6 +55,8 @@ positively parallel neurons; the result computes exactly the same function on th
 
 from __future__ import annotations
 
+import time
+
 import numbers
 from dataclasses import replace
 from functools import partial
@@ -162,8 +164,10 @@ def equal_first(a: Network, b: Network, dom, budget: Budget) -> Verdict | None:
     "equivalent" with a certificate, else None (then branch and bound on the budget left)."""
     left = budget.remaining() if budget.timeout is not None else None
     share = Budget(timeout=10.0 if left is None else left / 3)
-    try:
-        with share.active():
+    from ..budget import alarm_at
+    try:                             # (an alarm too: a large pair's exact matrices, made by the
+        with share.active(), alarm_at(time.monotonic() + share.timeout,     # refutation, see no
+                                      "the exact equality tried first"):    # checkpoint: s43)
             v = equivalent(a, b, domain=dom, budget=share, progress=False)
     except (BudgetExhausted, AlgebraError, SemialgebraicError):
         return None
