@@ -441,6 +441,13 @@ def _plural(n: int, word: str) -> str:
     return f"{display.numbers([n])} {word}{'' if n == 1 else 's'}"
 
 
+def _cut_short(data: dict) -> str:
+    """The summary's line of a stopped analysis (a Ctrl-C was said as "the timeout": s43
+    budgets audit)."""
+    why = "a Ctrl-C" if "Ctrl-C" in str(data.get("reason", "")) else "the timeout"
+    return f"({why} cut the analysis short: the sections below are those done)"
+
+
 def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[str]:
     """The plain-language summary of a bottleneck analysis (from the sections in *data*; a
     section cut short by the timeout is said to be missing)."""
@@ -514,9 +521,8 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
     if bundled and data.get("non_localizability"):
         out.append("non-localizability: each block of this example is identifiable on its own, "
                    "the whole network is not (three-layer-fibers R19)")
-    if data.get("complete") is False:      # (a Ctrl-C was said as "the timeout": s43 budgets audit)
-        why = "a Ctrl-C" if "Ctrl-C" in str(data.get("reason", "")) else "the timeout"
-        out.append(f"({why} cut the analysis short: the sections below are those done)")
+    if data.get("complete") is False:
+        out.append(_cut_short(data))
     out.append("terms: 'netfibers explain TERM' (G1-G8, S1-S8, dead, linear, switching, masked, "
                "Gamma, fiber, ...)")
     return out
@@ -557,9 +563,8 @@ def _summary_non_generic(net: Network, data: dict) -> list[str]:
                    f"output bias moved by 1/10^6 is proved "
                    f"{'different' if p.get('answer') is False else 'equivalent' if p.get('answer') else 'undecided'}"
                    f" (re-checked: {p.get('certificate_verified')})")
-    if data.get("complete") is False:      # (a Ctrl-C was said as "the timeout": s43 budgets audit)
-        why = "a Ctrl-C" if "Ctrl-C" in str(data.get("reason", "")) else "the timeout"
-        out.append(f"({why} cut the analysis short: the sections below are those done)")
+    if data.get("complete") is False:
+        out.append(_cut_short(data))
     return out
 
 

@@ -133,7 +133,7 @@ def apart(u, w, exact: bool = False) -> tuple[str, str]:
         return number(a, exact), number(b, exact)
     for k in range(SIGNIFICANT, 41):
         da, db = approx(a, k), approx(b, k)
-        if to_q(da) != to_q(db) or da != db:
+        if to_q(da) != to_q(db):
             return (q_str(a) if is_small(a) else "≈ " + da,
                     q_str(b) if is_small(b) else "≈ " + db)
     return q_str(a), q_str(b)
@@ -149,16 +149,10 @@ def bounds(lo, hi, exact: bool = False) -> tuple[str, str]:
     ('≈ 0.333333333', '≈ 0.333333334')
     >>> bounds(lo, 2)
     ('≈ 0.33333', '2')
+    >>> bounds(3, Q(3000001, 1000000))      # (was "[3, ≈ 3.0000]": the strings differed)
+    ('3', '≈ 3.000001')
     """
-    a, b = number(lo, exact), number(hi, exact)
-    if a != b or exact:
-        return a, b
-    ql, qh = to_q(lo), to_q(hi)
-    for k in range(SIGNIFICANT + 1, 41):
-        a, b = approx(ql, k), approx(qh, k)
-        if a != b:
-            return "≈ " + a, "≈ " + b
-    return q_str(ql), q_str(qh)
+    return apart(lo, hi, exact)
 
 
 def numbers(values, exact: bool = False) -> str:

@@ -102,7 +102,7 @@ def test_plot_takes_a_nnet_files_own_box(tmp_path, run):
     """Docs audit F13: `plot regions|diff X.nnet --box file` was refused with "the network was
     not read from a .nnet file" for a 2-input .nnet file; it draws on the file's normalised
     input box, as `regions --box file` walks it."""
-    pytest = __import__("pytest")
+    import pytest
     pytest.importorskip("matplotlib")
     nnet = tmp_path / "small.nnet"          # 2-3-1, inputs in [-1, 3] x [0, 4]
     nnet.write_text('// tiny test net\n2,2,1,3,\n2,3,1,\n0,\n-1.0,0.0,\n3.0,4.0,\n1.0,2.0,0.0,\n2.0,4.0,1.0,\n1.0,0.0,\n0.0,1.0,\n1.0,1.0,\n0.0,\n0.0,\n-1.0,\n1.0,1.0,1.0,\n0.0,\n')
