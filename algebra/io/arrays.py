@@ -297,7 +297,38 @@ def _reading_warnings(arrays, layers, net) -> tuple[str, ...]:
                    "is not read, nor is its activation (read as ReLU; such blocks often use GELU); "
                    "'netfibers absorb FILE --activation relu' (or gelu, …) reads the file as a "
                    "residual block")
+    blocks = _numbered_blocks([w for w, _ in layers])
+    if blocks:
+        out.append(f"the layers come in {len(blocks)} numbered blocks of several layers each "
+                   f"({', '.join(blocks[:3])}{', …' if len(blocks) > 3 else ''}): read as one "
+                   "chain with a ReLU between every two layers, from one block to the next too; "
+                   "what a model does between its blocks (a skip connection, a normalisation, "
+                   "attention in a transformer) is not in a state_dict, and a model that does "
+                   "anything there computes another function (save one block alone to read it)")
     return tuple(out)
+
+
+def _numbered_blocks(weight_keys) -> list[str]:
+    """The block prefixes when the layers are grouped by a container's index into two or more
+    blocks, one of them with several layers (``layers.0.fc1``, ``layers.0.fc2``, ``layers.1.fc1``,
+    …: the MLPs of a transformer's layers, or a ModuleList of Sequentials); [] otherwise.  A
+    state_dict does not say what the model does between its blocks: read as one ReLU chain
+    (s44: two OPT layers' fc1/fc2 were read as a 4-8-4-8-4 ReLU net without a word).
+
+    >>> _numbered_blocks(["layers.0.fc1.weight", "layers.0.fc2.weight", "layers.1.fc1.weight"])
+    ['layers.0.', 'layers.1.']
+    >>> _numbered_blocks(["net.0.weight", "net.2.weight"]), _numbered_blocks(["fc1.weight", "fc2.weight"])
+    ([], [])
+    """
+    parts = [k.split(".") for k in weight_keys]
+    for i in range(min(len(p) for p in parts) - 1):      # the first container index
+        if all(p[i].isdigit() for p in parts):
+            groups: dict[str, int] = {}
+            for p in parts:
+                prefix = ".".join(p[:i + 1]) + "."
+                groups[prefix] = groups.get(prefix, 0) + 1
+            return list(groups) if len(groups) >= 2 and max(groups.values()) >= 2 else []
+    return []
 
 
 def _apply_pruning_masks(arrays: dict, source) -> tuple[dict, list]:

@@ -58,3 +58,43 @@ def test_a_bare_sequential_of_adjacent_linears_is_refused(tmp_path, run, fmt):
     assert load(tmp_path / "relu.npz").widths == (3, 5, 2)
     np.savez(tmp_path / "one.npz", **{k: v for k, v in arrays.items() if k.startswith("0.")})
     assert load(tmp_path / "one.npz").widths == (3, 5)             # one layer: nothing between
+
+
+@pytest.mark.parametrize("fmt", ["pt", "safetensors", "npz"])
+def test_layers_in_numbered_blocks_say_what_is_not_stored_between_them(tmp_path, run, fmt):
+    """The fc1/fc2 of two transformer layers (OPT's ``model.decoder.layers.N.fc1``) were read
+    as one 4-8-4-8-4 ReLU net without a word (s44): a state_dict does not store what a model
+    does between its blocks (attention, normalisation, a skip).  The reading says so on every
+    command; the network read is still the chain (its values: a ReLU between every two
+    layers).  A single block, an nn.Sequential (net.0, net.2) and fc1/fc2 get no such note."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    r = lambda *s: rng.integers(-3, 4, size=s).astype(np.float32)      # noqa: E731
+    arrays = {f"model.decoder.layers.{i}.{n}.{t}": r(*shape)
+              for i in (0, 1) for n, shape in (("fc1", (8, 4)), ("fc2", (4, 8)))
+              for t in ("weight",)}
+    arrays.update({k.replace("weight", "bias"): r(v.shape[0]) for k, v in list(arrays.items())})
+    path = save_arrays(tmp_path / f"opt.{fmt}", arrays)
+    net = load(path)
+    assert net.widths == (4, 8, 4, 8, 4)
+    note = [w for w in net.reading_warnings if w.startswith("the layers come in 2 numbered blocks")]
+    assert len(note) == 1 and "(model.decoder.layers.0., model.decoder.layers.1.)" in note[0]
+    assert "attention in a transformer" in note[0]
+    x = [1, -2, 3, 1]                     # the chain read: ReLU between every two layers
+    h = np.array(x, dtype=float)
+    for l, (i, n) in enumerate([(0, "fc1"), (0, "fc2"), (1, "fc1"), (1, "fc2")]):
+        p = f"model.decoder.layers.{i}.{n}."
+        h = arrays[p + "weight"].astype(float) @ h + arrays[p + "bias"]
+        h = np.maximum(h, 0) if l < 3 else h
+    assert [float(v) for v in net.evaluate(x)] == list(h)
+    code, out, err = run("eval", path, "--x", "1,-2,3,1")
+    assert code == 0 and f"netfibers: note: {path}: {note[0]}" in err.splitlines()
+    for keys in (["model.decoder.layers.0.fc1", "model.decoder.layers.0.fc2"],     # one block
+                 ["net.0", "net.2"], ["fc1", "fc2"], ["layers.0", "layers.1"]):
+        one = {f"{keys[0]}.weight": r(8, 4), f"{keys[1]}.weight": r(3, 8)}
+        assert not any("numbered blocks" in w
+                       for w in load(save_arrays(tmp_path / f"one.{fmt}", one)).reading_warnings)
+    nested = {f"blocks.{i}.{j}.weight": r(4, 4) for i in (0, 1) for j in (0, 2)}   # ModuleList of
+    warn = load(save_arrays(tmp_path / f"nested.{fmt}", nested)).reading_warnings  # Sequentials
+    assert any(w.startswith("the layers come in 2 numbered blocks of several layers each "
+                            "(blocks.0., blocks.1.)") for w in warn)
