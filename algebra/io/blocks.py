@@ -3,7 +3,8 @@ fields are documented in :mod:`algebra.blocks`) and binary state_dicts.
 
 Binary weight files: :func:`block_from_tensors` / :func:`load_block` read the MLP layouts
 ``up_proj``/``down_proj``/``gate_proj`` (LLaMA: gated), ``fc1``/``fc2`` and
-``intermediate.dense``/``output.dense`` (BERT), with their biases when present; the activation
+``intermediate.dense``/``output.dense`` (BERT), ``DenseReluDense.wi``/``wo`` (Hugging Face's
+T5DenseActDense; gated ``wi_0``/``wi_1``/``wo``, T5DenseGatedActDense, the gate ``wi_0``), with their biases when present; the activation
 and the skip are options (a state_dict does not say them).
 
 >>> b = Block("relu", [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]])
@@ -27,6 +28,8 @@ LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("up_proj", "down_proj", "gate_proj"),
     ("fc1", "fc2", None),
     ("intermediate.dense", "output.dense", None),
+    ("DenseReluDense.wi_1", "DenseReluDense.wo", "DenseReluDense.wi_0"),   # T5DenseGatedActDense
+    ("DenseReluDense.wi", "DenseReluDense.wo", None),                      # T5DenseActDense
     ("0", "2", None),        # nn.Sequential(Linear, activation, Linear): exactly these two
 )
 

@@ -21,7 +21,8 @@ _WEIGHT_SUFFIXES = (".weight", "/kernel:0", "/kernel", ".kernel")   # kernel: Ke
 _BIAS_SUFFIXES = (".bias", "/bias:0", "/bias")
 _BATCHNORM_SUFFIXES = ("running_mean", "running_var", "num_batches_tracked", "moving_mean",
                        "moving_variance")
-BLOCK_NAMES = ("up_proj", "gate_proj", "down_proj", "intermediate.dense", "output.dense")
+BLOCK_NAMES = ("up_proj", "gate_proj", "down_proj", "intermediate.dense", "output.dense",
+               "DenseReluDense.wi", "DenseReluDense.wi_0", "DenseReluDense.wi_1", "DenseReluDense.wo")
 """Layer names that mean an MLP block (LLaMA ``up/gate/down``, BERT ``intermediate/output``)."""
 _LAST_NAMES = {"out", "output", "head", "classifier", "final", "last", "fc_out", "out_layer"}
 _FIRST_NAMES = {"input", "in", "first", "fc_in", "in_layer"}

@@ -132,6 +132,32 @@ def test_block_from_tensors_layouts():
         block_from_tensors({"x.weight": _t(up)}, activation="relu")
 
 
+
+def test_t5_feed_forward_blocks_are_read_as_blocks(tmp_path):
+    """T5DenseActDense, a feed-forward (``layer.1.DenseReluDense.wi``/``wo``: ReLU, no biases; T5DenseGatedActDense
+    ``wi_0``/``wi_1``/``wo``, ``act(wi_0 x) * wi_1 x``) was refused as a network whose layer
+    order the names do not tell (s44); now a block, like LLaMA's and BERT's, with the gate
+    ``wi_0``, and the network readers point to the block commands."""
+    up, down, gate = [[1.0, -1.0], [2.0, 0.5], [0.0, 1.0]], [[1.0, 0.0, -2.0], [0.5, 1.0, 1.0]], \
+        [[-1.0, 1.0], [1.0, 1.0], [3.0, 0.0]]
+    p = "encoder.block.0.layer.1.DenseReluDense."
+    t5 = {p + "wi.weight": _t(up), p + "wo.weight": _t(down)}
+    b = block_from_tensors(t5, activation="relu")
+    assert b.w_up == QMatrix.from_rows([[1, -1], [2, "1/2"], [0, 1]]) and b.w_gate is None
+    assert b.w_down == QMatrix.from_rows([[1, 0, -2], ["1/2", 1, 1]]) and b.b_up is None
+    assert b.skip == "identity" and b.activation.name == "relu"
+    v11 = {p + "wi_0.weight": _t(gate), p + "wi_1.weight": _t(up), p + "wo.weight": _t(down)}
+    g = block_from_tensors(v11, activation="reglu")
+    assert g.w_gate == QMatrix.from_rows([[-1, 1], [1, 1], [3, 0]]) and g.w_up == b.w_up
+    assert g.w_down == b.w_down and g.activation.is_gated
+    from algebra.io.layouts import BlockLayoutError, layer_order
+    with pytest.raises(BlockLayoutError, match="an MLP block"):
+        layer_order(list(t5), "t5.safetensors")
+    path = tmp_path / "t5.npz"
+    np.savez(path, **{k: np.asarray(v[1], dtype=float).reshape(v[0]) for k, v in v11.items()})
+    assert load_block(path, activation="reglu") == g
+
+
 def test_load_block_npz(tmp_path):
     path = tmp_path / "mlp.npz"
     np.savez(path, **{"fc1.weight": np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32),
