@@ -3,7 +3,8 @@ fields are documented in :mod:`algebra.blocks`) and binary state_dicts.
 
 Binary weight files: :func:`block_from_tensors` / :func:`load_block` read the MLP layouts
 ``up_proj``/``down_proj``/``gate_proj`` (LLaMA: gated), ``fc1``/``fc2`` and
-``intermediate.dense``/``output.dense`` (BERT), ``DenseReluDense.wi``/``wo`` (Hugging Face's
+``intermediate.dense``/``output.dense`` (BERT), ``c_fc``/``c_proj`` (GPT-2's Conv1D, stored (in,
+out), or GPT-Neo's Linear: the bias of ``c_fc`` tells), ``DenseReluDense.wi``/``wo`` (Hugging Face's
 T5DenseActDense; gated ``wi_0``/``wi_1``/``wo``, T5DenseGatedActDense, the gate ``wi_0``), with their biases when present; the activation
 and the skip are options (a state_dict does not say them).
 
@@ -31,7 +32,28 @@ LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("DenseReluDense.wi_1", "DenseReluDense.wo", "DenseReluDense.wi_0"),   # T5DenseGatedActDense
     ("DenseReluDense.wi", "DenseReluDense.wo", None),                      # T5DenseActDense
     ("0", "2", None),        # nn.Sequential(Linear, activation, Linear): exactly these two
+    ("c_fc", "c_proj", None),   # GPT-2 (Conv1D: stored (in, out)) or GPT-Neo, BigCode (Linear)
 )
+
+
+def _c_fc_layout(shape_of, p: str) -> tuple[bool, str | None]:
+    """``(transposed, problem)`` of a ``{p}c_fc``/``{p}c_proj`` pair: GPT-2's Conv1D stores its
+    weights (in, out), GPT-Neo's and BigCode's nn.Linear (out, in), under the same names.  The
+    bias of ``c_fc`` (length k, the hidden width) tells them apart; without it, or when both
+    readings fit (k = d), the pair is refused: read one way or the other it is another block.
+    *shape_of(name)* is a tensor's shape, or None when absent."""
+    w, b = shape_of(f"{p}c_fc.weight"), shape_of(f"{p}c_fc.bias")
+    if w is None or len(w) != 2:
+        return False, None
+    if b is not None and len(b) == 1 and w[0] != w[1]:
+        if b[0] == w[1]:
+            return True, None
+        if b[0] == w[0]:
+            return False, None
+    return False, (f"{p}c_fc.weight has shape {tuple(w)}: stored (in, out) as GPT-2's Conv1D or "
+                   "(out, in) as an nn.Linear (GPT-Neo), which "
+                   + ("its bias does not tell" if b is not None else "nothing in the file tells")
+                   + " (two different blocks); save it with up_proj/down_proj names, (out, in)")
 
 
 def _sequential_pair(names, p: str) -> bool:
@@ -176,13 +198,20 @@ def find_blocks(shapes: dict, *, include_fc: bool = False) -> list[dict]:
                 continue
             su, sd = tuple(shapes[name]), tuple(shapes[f"{p}{down}.weight"])
             gated = gate is not None and f"{p}{gate}.weight" in shapes
-            k, d = su if len(su) == 2 else (None, None)
             problem = None
-            if len(su) != 2 or sd != (d, k):
+            if up == "c_fc":
+                flip, problem = _c_fc_layout(lambda n: shapes.get(n), p)
+                su, sd = (su[::-1], sd[::-1]) if flip else (su, sd)
+            k, d = su if len(su) == 2 else (None, None)
+            if problem:
+                pass
+            elif len(su) != 2 or sd != (d, k):
                 problem = f"{p}{down}.weight has shape {sd}, {p}{up}.weight {su}: not a block"
             elif gated and tuple(shapes[f"{p}{gate}.weight"]) != (k, d):
                 problem = f"{p}{gate}.weight has shape {tuple(shapes[f'{p}{gate}.weight'])}, expected {(k, d)}"
             layout = f"{up}/{gate}/{down}" if gated else f"{up}/{down}"
+            if up == "c_fc" and not problem:
+                layout += " (Conv1D, stored (in, out))" if flip else " (Linear)"
             bias = any(f"{p}{n}.bias" in shapes for n in (up, down, gate) if n)
             out.append({"prefix": p, "layout": layout, "d": d, "k": k, "gated": gated,
                         "bias": bias, "problem": problem})
@@ -194,8 +223,10 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
     """Block from a state_dict ``{name: (shape, flat list of exact values)}``.
 
     Recognised layouts (weights (out, in)): ``{P}up_proj/down_proj[/gate_proj]``,
-    ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, ``{P}0/{P}2`` (a Sequential of two
-    Linear layers and an activation), each ``.weight`` with optional ``.bias``.  When several
+    ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, ``{P}DenseReluDense.wi/wo`` (gated:
+    ``wi_0``, the gate, ``wi_1``, ``wo``), ``{P}0/{P}2`` (a Sequential of two Linear layers and
+    an activation), and ``{P}c_fc/c_proj`` ((in, out) as GPT-2's Conv1D when the bias of ``c_fc``
+    says so, else (out, in) as GPT-Neo's Linear), each ``.weight`` with optional ``.bias``.  When several
     prefixes P match, *prefix* chooses one.
 
     >>> from algebra.rationals import to_q
@@ -247,6 +278,16 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
         return list(values)
 
     w_up, w_down = mat(f"{p}{up}.weight"), mat(f"{p}{down}.weight")
+    if up == "c_fc":
+        def shape_of(name):
+            if name not in tensors:
+                return None
+            return tuple(tensors.shape(name) if isinstance(tensors, LazyTensors) else tensors[name][0])
+        flip, problem = _c_fc_layout(shape_of, p)
+        if problem:
+            raise InputError(problem, source)
+        if flip:
+            w_up, w_down = w_up.T, w_down.T
     k, d = w_up.shape
     if w_down.shape != (d, k):
         raise InputError(f"shape {w_down.shape} does not fit {p}{up}.weight of shape {(k, d)}: "

@@ -170,3 +170,43 @@ def test_load_block_npz(tmp_path):
     js.write_text(json.dumps(B))
     assert load(js) == block_from_dict(B)
     assert load_block(js, activation="gelu").activation.name == "gelu"
+
+
+def test_gpt2_conv1d_and_gpt_neo_linear_mlps_are_read_the_way_their_bias_says(tmp_path):
+    """``mlp.c_fc``/``mlp.c_proj``: GPT-2's Conv1D stores (in, out) (y = x W + b), GPT-Neo's
+    nn.Linear (out, in), under the same names (s44: refused as a network whose layer order the
+    names do not tell).  The bias of c_fc (length k) tells which; without it the pair is
+    refused, naming both readings — never read one way when it may be the other."""
+    from algebra.io.blocks import find_blocks
+    from algebra.io.layouts import BlockLayoutError, layer_order
+    safetensors = pytest.importorskip("safetensors.numpy")
+    rng = np.random.default_rng(5)
+    d, k = 3, 5
+    w_fc, b_fc = rng.integers(-4, 5, (d, k)) / 4, rng.integers(-4, 5, k) / 8       # Conv1D (in, out)
+    w_pr, b_pr = rng.integers(-4, 5, (k, d)) / 4, rng.integers(-4, 5, d) / 8
+    gpt2 = {"h.0.mlp.c_fc.weight": w_fc, "h.0.mlp.c_fc.bias": b_fc, "h.0.mlp.c_proj.weight": w_pr,
+            "h.0.mlp.c_proj.bias": b_pr, "h.0.attn.c_attn.weight": rng.standard_normal((d, 3 * d)),
+            "h.0.attn.c_proj.weight": rng.standard_normal((d, d)), "h.0.ln_2.weight": np.ones(d)}
+    path = tmp_path / "gpt2.safetensors"
+    safetensors.save_file({n: np.ascontiguousarray(v, dtype=np.float32) for n, v in gpt2.items()}, str(path))
+    b = load_block(path, activation="gelu")
+    assert b.w_up == QMatrix.from_rows([[from_float(float(v)) for v in row] for row in w_fc.T])
+    assert b.w_down == QMatrix.from_rows([[from_float(float(v)) for v in row] for row in w_pr.T])
+    assert b.b_up == tuple(from_float(float(v)) for v in b_fc) and (b.d, b.k) == (d, k)
+    shapes = {n: v.shape for n, v in gpt2.items()}
+    assert [(x["prefix"], x["layout"], x["d"], x["k"], x["problem"]) for x in find_blocks(shapes)] == \
+        [("h.0.mlp.", "c_fc/c_proj (Conv1D, stored (in, out))", d, k, None)]
+    with pytest.raises(BlockLayoutError, match="prefix 'h.0.mlp.'"):
+        layer_order(list(gpt2), str(path))
+    neo = {"h.0.mlp.c_fc.weight": w_fc.T, "h.0.mlp.c_fc.bias": b_fc, "h.0.mlp.c_proj.weight": w_pr.T,
+           "h.0.mlp.c_proj.bias": b_pr}                                 # nn.Linear (out, in)
+    safetensors.save_file({n: np.ascontiguousarray(v, dtype=np.float32) for n, v in neo.items()}, str(path))
+    assert load_block(path, activation="gelu") == b                     # the same block
+    for bad in ({"h.0.mlp.c_fc.weight": w_fc, "h.0.mlp.c_proj.weight": w_pr},           # no bias
+                {"h.0.mlp.c_fc.weight": np.eye(3), "h.0.mlp.c_fc.bias": np.ones(3),     # square
+                 "h.0.mlp.c_proj.weight": np.eye(3)}):
+        safetensors.save_file({n: np.ascontiguousarray(v, dtype=np.float32) for n, v in bad.items()}, str(path))
+        with pytest.raises(InputError, match="stored \\(in, out\\) as GPT-2's Conv1D or \\(out, in\\)"):
+            load_block(path, activation="gelu")
+        assert find_blocks({n: v.shape for n, v in bad.items()})[0]["problem"].startswith(
+            "h.0.mlp.c_fc.weight has shape")
