@@ -3,7 +3,8 @@ fields are documented in :mod:`algebra.blocks`) and binary state_dicts.
 
 Binary weight files: :func:`block_from_tensors` / :func:`load_block` read the MLP layouts
 ``up_proj``/``down_proj``/``gate_proj`` (LLaMA: gated), ``fc1``/``fc2`` and
-``intermediate.dense``/``output.dense`` (BERT), ``c_fc``/``c_proj`` (GPT-2's Conv1D, stored (in,
+``intermediate.dense``/``output.dense`` (BERT), ``dense_h_to_4h``/``dense_4h_to_h`` (GPT-NeoX,
+BLOOM, Falcon), ``c_fc``/``c_proj`` (GPT-2's Conv1D, stored (in,
 out), or GPT-Neo's Linear: the bias of ``c_fc`` tells), ``DenseReluDense.wi``/``wo`` (Hugging Face's
 T5DenseActDense; gated ``wi_0``/``wi_1``/``wo``, T5DenseGatedActDense, the gate ``wi_0``), with their biases when present; the activation
 and the skip are options (a state_dict does not say them).
@@ -31,6 +32,7 @@ LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("intermediate.dense", "output.dense", None),
     ("DenseReluDense.wi_1", "DenseReluDense.wo", "DenseReluDense.wi_0"),   # T5DenseGatedActDense
     ("DenseReluDense.wi", "DenseReluDense.wo", None),                      # T5DenseActDense
+    ("dense_h_to_4h", "dense_4h_to_h", None),         # GPT-NeoX (Pythia), BLOOM, Falcon
     ("0", "2", None),        # nn.Sequential(Linear, activation, Linear): exactly these two
     ("c_fc", "c_proj", None),   # GPT-2 (Conv1D: stored (in, out)) or GPT-Neo, BigCode (Linear)
 )
@@ -223,7 +225,8 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
     """Block from a state_dict ``{name: (shape, flat list of exact values)}``.
 
     Recognised layouts (weights (out, in)): ``{P}up_proj/down_proj[/gate_proj]``,
-    ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, ``{P}DenseReluDense.wi/wo`` (gated:
+    ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, ``{P}dense_h_to_4h/dense_4h_to_h``,
+    ``{P}DenseReluDense.wi/wo`` (gated:
     ``wi_0``, the gate, ``wi_1``, ``wo``), ``{P}0/{P}2`` (a Sequential of two Linear layers and
     an activation), and ``{P}c_fc/c_proj`` ((in, out) as GPT-2's Conv1D when the bias of ``c_fc``
     says so, else (out, in) as GPT-Neo's Linear), each ``.weight`` with optional ``.bias``.  When several

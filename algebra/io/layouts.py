@@ -23,7 +23,7 @@ _BATCHNORM_SUFFIXES = ("running_mean", "running_var", "num_batches_tracked", "mo
                        "moving_variance")
 BLOCK_NAMES = ("up_proj", "gate_proj", "down_proj", "intermediate.dense", "output.dense",
                "DenseReluDense.wi", "DenseReluDense.wi_0", "DenseReluDense.wi_1", "DenseReluDense.wo",
-               "c_fc")          # (c_proj alone: also an attention output, GPT-2)
+               "c_fc", "dense_h_to_4h", "dense_4h_to_h")   # (not c_proj: GPT-2's attention too)
 """Layer names that mean an MLP block (LLaMA ``up/gate/down``, BERT ``intermediate/output``)."""
 _LAST_NAMES = {"out", "output", "head", "classifier", "final", "last", "fc_out", "out_layer"}
 _FIRST_NAMES = {"input", "in", "first", "fc_in", "in_layer"}
@@ -111,7 +111,7 @@ def layer_order(keys: list[str], source: str | None = None, *, module_numbers: b
         raise BlockLayoutError(
             f"{'an MLP block' if len(blocks) == 1 else f'{len(blocks)} MLP blocks'} (prefix "
             f"{where}: the weight names of a transformer MLP: up/gate/down, intermediate/output, "
-            "wi/wo or c_fc/c_proj), not a network: read "
+            "wi/wo, dense_h_to_4h/dense_4h_to_h or c_fc/c_proj), not a network: read "
             "blocks with the block commands and --activation (netfibers info lists them)",
             source, blocks)
     bn = sorted(k for k in keys if k.rsplit(".", 1)[-1].split("/")[-1].split(":")[0]

@@ -51,7 +51,8 @@ def register(sub, parent) -> None:
                                      "netfibers absorb --random 4,8 --trials 100 --seed 1"]))
     p.add_argument("block", nargs="?", metavar="BLOCK", help="block file: netfibers.block JSON, or a state_dict "
                    "(.safetensors/.npz/.pt) with up_proj/down_proj[/gate_proj], fc1/fc2, "
-                   "intermediate.dense/output.dense, DenseReluDense.wi/wo (wi_0/wi_1/wo) or c_fc/c_proj (GPT-2)")
+                   "intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo "
+                   "(wi_0/wi_1/wo) or c_fc/c_proj (GPT-2)")
     p.add_argument("--activation", metavar="NAME",
                    help=f"activation, one of {', '.join(supported_activations())} (relu^p: any "
                         "integer p >= 2); required for weight files")

@@ -222,7 +222,8 @@ def _info_blocks(args) -> int:
         fail(msg if str(args.net) in msg else f"{args.net}: {msg}")
     if not blocks:
         fail(f"{args.net}: no MLP block found (expected weight pairs up_proj/down_proj "
-             "(+gate_proj), intermediate.dense/output.dense, DenseReluDense.wi/wo, c_fc/c_proj or fc1/fc2)")
+             "(+gate_proj), intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, "
+             "DenseReluDense.wi/wo, c_fc/c_proj or fc1/fc2)")
     form = ("x + W_down σ(W_up x + b_up) + b_down" if any(b.get("bias") for b in blocks)
             else "x + W_down σ(W_up x)")        # (a user audit: biases were not in the form)
     lines = [f"{len(blocks)} MLP block{'s' if len(blocks) > 1 else ''}, each read as one block "

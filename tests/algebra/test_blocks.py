@@ -210,3 +210,22 @@ def test_gpt2_conv1d_and_gpt_neo_linear_mlps_are_read_the_way_their_bias_says(tm
             load_block(path, activation="gelu")
         assert find_blocks({n: v.shape for n, v in bad.items()})[0]["problem"].startswith(
             "h.0.mlp.c_fc.weight has shape")
+
+
+def test_gpt_neox_bloom_falcon_mlps_are_read_as_blocks():
+    """``mlp.dense_h_to_4h``/``dense_4h_to_h`` (GPT-NeoX/Pythia, BLOOM, Falcon: nn.Linear, (out,
+    in)) were refused as a network of unknown layer order (s44)."""
+    from algebra.io.blocks import find_blocks
+    from algebra.io.layouts import BlockLayoutError, layer_order
+    up, down = [[1.0, -1.0], [2.0, 0.5], [0.0, 1.0]], [[1.0, 0.0, -2.0], [0.5, 1.0, 1.0]]
+    t = {f"gpt_neox.layers.{i}.mlp.{n}.{w}": _t(v) for i in (0, 1)
+         for n, w, v in (("dense_h_to_4h", "weight", up), ("dense_h_to_4h", "bias", [1, 0, -1]),
+                         ("dense_4h_to_h", "weight", down), ("dense_4h_to_h", "bias", [0, 2]))}
+    b = block_from_tensors(t, activation="gelu", prefix="gpt_neox.layers.1.mlp.")
+    assert b.w_up == QMatrix.from_rows([[1, -1], [2, "1/2"], [0, 1]]) and b.b_up == (1, 0, -1)
+    assert b.w_down == QMatrix.from_rows([[1, 0, -2], ["1/2", 1, 1]]) and b.b_down == (0, 2)
+    found = find_blocks({n: v[0] for n, v in t.items()})
+    assert [(x["prefix"], x["layout"], x["d"], x["k"]) for x in found] == [
+        (f"gpt_neox.layers.{i}.mlp.", "dense_h_to_4h/dense_4h_to_h", 2, 3) for i in (0, 1)]
+    with pytest.raises(BlockLayoutError, match="2 MLP blocks"):
+        layer_order(list(t))
