@@ -312,7 +312,8 @@ def explicit_laws(net: Network, samples, *, scaling_only: bool = False, check=No
 
 
 def conservation_laws(net: Network, samples, *, max_depth: int = 6, timeout: float | None = None,
-                      patience: int = 6, seed: int = 0, complete: bool = True) -> Laws:
+                      patience: int = 6, seed: int = 0, complete: bool = True,
+                      at_once: bool = False) -> Laws:
     """Certified number of independent conservation laws near θ for the given samples.
 
     Parameters
@@ -336,13 +337,18 @@ def conservation_laws(net: Network, samples, *, max_depth: int = 6, timeout: flo
         budget): the upper bound stays valid (fewer fields), but only the global rescaling laws
         (R23, verified for both states of their neuron, hence for every pattern) count toward
         the lower bound.
+    at_once : bool
+        A Ctrl-C already stopped the caller (its region walk): the partial answer at once — no
+        candidate law is built (they take at least a second on a 2 410-parameter net and would
+        not be verified), the rescaling laws count by the rank of their gradients (R23), and the
+        upper bound is the trivial one.
 
     Returns
     -------
     Laws
         ``exact`` and ``number_of_laws`` when lower = upper, else ``lower``/``upper``.
     """
-    return _count(net, samples, max_depth, timeout, patience, seed, complete)[0]
+    return _count(net, samples, max_depth, timeout, patience, seed, complete, at_once=at_once)[0]
 
 
 _LAW_SECONDS = 1.0
@@ -404,10 +410,12 @@ class _Deadline:
 
 
 def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
-           poly_max_n=60, poly_seconds=10.0, exact_span=False):
+           poly_max_n=60, poly_seconds=10.0, exact_span=False, at_once=False):
     """The sandwich of :func:`conservation_laws`; also returns the span of the Lie trace."""
     t0 = time.monotonic()
     dl = _Deadline(None if timeout is None else t0 + timeout)
+    if at_once:
+        dl.stop_now()
     samples = _normalize(net, samples)
     all_samples = samples          # (the certificate's samples; the upper bound may use fewer)
     given = len(samples)
@@ -429,11 +437,15 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                          f"(more than {LAW_MAX_PARAMETERS}: each term stores every variable's "
                          "exponent; a 784-1024-10 net ran out of 24 GB)")
             raise _Stop("large")
+        if at_once:
+            raise _Stop("at once")
         candidates = explicit_laws(net, samples, scaling_only=not complete, check=law_dl.check)
     except (_Stop, KeyboardInterrupt) as exc:
         if isinstance(exc, KeyboardInterrupt):
             dl.stop_now()
-        if str(exc) != "large":
+        if str(exc) == "at once":
+            notes.append("interrupted (Ctrl-C): the candidate laws not built")
+        elif str(exc) != "large":
             notes.append(f"{'interrupted' if dl.interrupted else 'timeout'}: the candidate laws "
                          "not verified (their building stopped)")
         candidates, stopped, laws_cut = [], "laws", True
@@ -476,7 +488,8 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     fields, used = _fields_into(net, samples, span, dl, keep)
     part = bool(getattr(span, "part_of_next", False))
     if used < len(samples):
-        notes.append(f"timeout: the gradient fields of {used} of the {len(samples)} patterns "
+        notes.append(f"{'interrupted (Ctrl-C)' if dl.interrupted else 'timeout'}: the gradient "
+                     f"fields of {used} of the {len(samples)} patterns "
                      + ("(and some of the next one's) " if part else "")
                      + "entered the upper bound")
         reason = _stop_reason(dl, timeout)

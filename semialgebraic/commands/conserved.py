@@ -33,7 +33,6 @@ from __future__ import annotations
 import re
 
 from algebra.conservation import conservation_laws, samples_from_patterns, samples_from_points
-from algebra.rationals import Q
 
 from ..budget import Budget, phase
 from ..cli import emit, fail
@@ -147,7 +146,7 @@ def cmd_conserved(args) -> int:
         remaining = 0.0
     with phase("the laws: gradient fields, Lie brackets, exact ranks"):
         res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
-                                complete=complete)
+                                complete=complete, at_once=budget.interrupted)
     if budget.interrupted:          # the phases stopped at once because of Ctrl-C, not a timeout
         res.notes = tuple("interrupted (Ctrl-C):" + n[len("timeout:"):] if n.startswith("timeout:") else n
                           for n in res.notes)

@@ -395,3 +395,19 @@ def test_a_kink_pattern_does_not_bound_the_fiber_dimension():
     assert any("differentiable" in n for n in res.notes)
     smooth = conservation_laws(net, samples_from_patterns(pats[1:]))
     assert smooth.fiber_dimension_upper == 13 - smooth.functional_rank == 9
+
+
+def test_at_once_builds_no_candidate_law_and_keeps_the_rescaling_count():
+    """``at_once`` (a Ctrl-C already stopped the caller's walk, s44): no candidate law is built
+    (``conserved`` built and checked them for another second after the Ctrl-C), the rescaling
+    laws count toward the lower bound by the rank of their gradients (three-layer-fibers R23),
+    the upper bound is N; without it the same samples give the exact count."""
+    net = Network.from_rows([[[1, 2], [-1, 1], [2, -3]], [[1, -1, 2]]], [[0, 1, -1], [0]])
+    pats = [(1, 1, 1), (1, -1, 1), (-1, 1, 1)]
+    full = conservation_laws(net, pats)
+    assert full.exact and full.number_of_laws == 3 and len(full.laws) == 3
+    for complete in (True, False):
+        r = conservation_laws(net, pats, timeout=0.0, complete=complete, at_once=True)
+        assert not r.exact and r.laws == () and (r.lower, r.upper) == (3, net.n_parameters)
+        assert r.notes[0] == "interrupted (Ctrl-C): the candidate laws not built"
+        assert "interrupted (Ctrl-C): the gradient fields of 0 of the 3 patterns entered the upper bound" in r.notes

@@ -169,8 +169,8 @@ def popen_after_startup(argv, out, err, err_path, cpu: float) -> tuple[subproces
     imports of a first run in a fresh clone (bytecode compiled: seen in CI, the signal came
     during the imports, and the report was a traceback)."""
     from tests.fuzz.bab_fuzz import split_startup_mark
-    env = dict(os.environ, NETFIBERS_STARTUP_MARK="1")
-    proc = subprocess.Popen(_cli(*argv), stdout=out, stderr=err, cwd=ROOT, env=env,
+    env = dict(os.environ, NETFIBERS_STARTUP_MARK="1", PYTHONFAULTHANDLER="1")   # (a crash: its
+    proc = subprocess.Popen(_cli(*argv), stdout=out, stderr=err, cwd=ROOT, env=env,     # stacks)
                             preexec_fn=sigint_default)
     deadline = time.monotonic() + 300
     start = None

@@ -274,8 +274,9 @@ def _interrupted(tmp_path, argv, cpu):
         code = proc.wait(timeout=120)
         after = time.monotonic() - t
     text = (tmp_path / "out").read_text()
-    assert text.strip(), (code, (tmp_path / "err").read_text()[-500:])   # (say why, if empty)
-    return code, json.loads(text), after
+    err = (tmp_path / "err").read_text()
+    assert text.strip(), (code, err.split("\nExtension modules:")[0][-4000:])   # (say why, if empty:
+    return code, json.loads(text), after                      # a crash's stacks, faulthandler's)
 
 
 def test_ctrl_c_in_the_law_verification_gives_the_partial_report(tmp_path):
@@ -307,8 +308,16 @@ def test_ctrl_c_in_plot_regions_draws_the_regions_found(tmp_path):
 
 
 def test_ctrl_c_in_the_walk_gives_the_partial_report_at_once(tmp_path):
+    """After a Ctrl-C in the walk the laws phase built and checked candidate laws for another
+    second (a 2 410-variable ring, 5 of 32 laws verified, the rest not) before the report;
+    now none is built and the 32 rescaling laws count by the rank of their gradients (R23), the
+    report comes at once (0.04 s after the signal, was 1.2 s).  (This test's one CI failure, a
+    segmentation fault inside that ring's creation after the Ctrl-C, s44, was not reproduced
+    in ~800 tries; the child runs with faulthandler on, so a crash shows its stacks.)"""
     code, d, after = _interrupted(tmp_path, ["conserved", str(DIGITS)], 2.0)
     assert code == 3 and after <= 2 + 6, after
     assert d["reason"].startswith("interrupted (Ctrl-C) during the region walk (")
     assert d["reason"].endswith(" regions)") and "timeout" not in d["reason"]
     assert d["complete"] is False and d["fiber_dimension"] is None
+    assert d["laws"] == [] and d["lower"] == 32 and d["upper"] == 2410
+    assert "interrupted (Ctrl-C): the candidate laws not built" in d["notes"]
