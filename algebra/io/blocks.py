@@ -258,7 +258,7 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
     if len(candidates) > 1:
         shown = ", ".join(repr(c[0]) for c in candidates[:6])
         raise InputError(f"{len(candidates)} MLP blocks found (prefixes {shown}{', …' if len(candidates) > 6 else ''}); "
-                         "choose one with --prefix", source)
+                         "choose one with --prefix (absorb: --all decides each)", source)
     p, up, down, gate = candidates[0]
     act = get_activation(activation)
 

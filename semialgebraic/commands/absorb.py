@@ -48,6 +48,7 @@ def register(sub, parent) -> None:
                            examples=["netfibers absorb algebra/examples/block_B.json",
                                      "netfibers absorb mlp.safetensors --activation gelu "
                                      "--prefix encoder.layer.0.",
+                                     "netfibers absorb model.safetensors --activation relu --all",
                                      "netfibers absorb --random 4,8 --trials 100 --seed 1"]))
     p.add_argument("block", nargs="?", metavar="BLOCK", help="block file: netfibers.block JSON, or a state_dict "
                    "(.safetensors/.npz/.pt) with up_proj/down_proj[/gate_proj], fc1/fc2, "
@@ -59,6 +60,11 @@ def register(sub, parent) -> None:
     p.add_argument("--skip", help="'identity' (default for weight files), 'none', or a JSON file with "
                    "a d x d matrix (a list of rows or {\"skip\": rows})")
     p.add_argument("--prefix", help="state_dict key prefix choosing one MLP block (e.g. encoder.layer.0.)")
+    p.add_argument("--all", action="store_true",
+                   help="decide every MLP block of a weight file, in file order, one line each and a "
+                        "summary (the --timeout is shared; exit 0 when every block is absorbable, 1 "
+                        "when one is not, 3 otherwise); --certificate then names a directory, which "
+                        "gets one certificate per decided block, PREFIX.json")
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON) here")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop after SECONDS: an unfinished search answers 'undecided' (exit 3)")
@@ -75,6 +81,8 @@ def cmd_absorb(args) -> int:
         return _cmd_random(args)
     if not args.block:
         fail("absorb needs a BLOCK file (or --random d,k)")
+    if args.all:
+        return _cmd_all(args)
     budget = Budget(timeout=args.timeout)          # reading BLOCK counts too
     block = _load(args)
     try:
@@ -123,6 +131,87 @@ def cmd_absorb(args) -> int:
         data["certificate"] = args.certificate
     emit(args, data, "\n".join(lines))
     return v.exit_code()
+
+
+def _cmd_all(args) -> int:
+    """``absorb FILE --all``: every MLP block of a weight file (a transformer checkpoint: one per
+    layer), decided in file order under one shared budget; each block is read only when its
+    turn comes (a large checkpoint is never held whole), the certificates are written at the
+    end (nothing is written when a block cannot be read)."""
+    from algebra.io.arrays import read_shapes
+    from algebra.io.blocks import find_blocks
+    path = args.block
+    if Path(path).suffix.lower() == ".json":
+        fail(f"{path}: --all reads the MLP blocks of a weight file (.safetensors/.npz/.pt); a "
+             "netfibers.block JSON file is one block (or one stack): leave --all out")
+    if args.prefix is not None:
+        fail("--all decides every block; --prefix chooses one: pass one of them")
+    if args.activation is None:
+        fail(f"{path}: a weight file does not say its activation: pass --activation (e.g. relu, "
+             "gelu, swiglu)")
+    try:
+        found = find_blocks(read_shapes(path), include_fc=True)
+    except AlgebraError as exc:
+        msg = str(exc)
+        fail(msg if str(path) in msg else f"{path}: {msg}")
+    if not found:
+        fail(f"{path}: no MLP block found (expected weight pairs up_proj/down_proj (+gate_proj), "
+             "intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo, "
+             "c_fc/c_proj or fc1/fc2)")
+    bad = [b for b in found if b["problem"]]
+    if bad:
+        fail(f"{path}: {bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}")
+    if args.certificate and Path(args.certificate).exists() and not Path(args.certificate).is_dir():
+        fail(f"{args.certificate}: with --all, --certificate names a directory (one certificate "
+             "per block), and this is a file")
+    budget = Budget(timeout=args.timeout)
+    rows, texts, certs = [], [], []
+    for b in found:
+        prefix = b["prefix"]
+        args.prefix = prefix
+        if budget.exhausted():
+            v = Verdict(None, "absorb", f"undecided: not started: {budget.reason}", ())
+        else:
+            block = _load(args)          # (one block's tensors; an unreadable one stops here)
+            try:
+                with phase(f"deciding absorption of {prefix or 'the block'}"):
+                    v = absorbable(block, budget=budget, max_nullity=args.max_nullity)
+            except KeyboardInterrupt:
+                budget.interrupt()
+                v = Verdict(None, "absorb", f"undecided: {budget.reason or 'interrupted (Ctrl-C)'} "
+                            "before a decision", ())
+        word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
+        name = f"{(prefix.rstrip('.') or 'block').replace('/', '_')}.json"
+        if args.certificate and v.certificate is not None:
+            certs.append((name, v.certificate))
+        row = {"prefix": prefix, "layout": b["layout"], "d": b["d"], "k": b["k"], "verdict": word,
+               **v.to_json()}
+        if args.certificate:
+            row["certificate"] = str(Path(args.certificate) / name) if v.certificate is not None else None
+        rows.append(row)
+        texts.append(f"{prefix or '(no prefix)'}: {word} [{v.method}]\n  {v.reason}")
+    args.prefix = None
+    if certs:
+        try:
+            Path(args.certificate).mkdir(parents=True, exist_ok=True)
+            for name, cert in certs:
+                write_certificate(cert, str(Path(args.certificate) / name))
+        except OSError as exc:
+            fail(f"{args.certificate}: cannot write: {exc.strerror}")
+    count = {w: sum(r["verdict"] == w for r in rows) for w in ("absorbable", "not absorbable", "undecided")}
+    head = (f"{path}: {len(rows)} MLP block{'s' if len(rows) != 1 else ''} ({args.activation}): "
+            f"{count['absorbable']} absorbable, {count['not absorbable']} not absorbable, "
+            f"{count['undecided']} undecided")
+    tail = ([f"certificates: {len(certs)} in {args.certificate}/ (PREFIX.json, one per decided block)"]
+            if args.certificate else [])
+    code = 1 if count["not absorbable"] else 0 if count["absorbable"] == len(rows) else 3
+    data = {"file": str(path), "activation": args.activation, "blocks": rows,
+            "absorbable": count["absorbable"], "not_absorbable": count["not absorbable"],
+            "undecided": count["undecided"], "answer": {0: True, 1: False, 3: None}[code]}
+    if budget.reason:
+        data["reason"] = budget.reason
+    emit(args, data, "\n".join([head, *texts, *tail]))
+    return code
 
 
 def _absorbing_blocks(v):

@@ -203,3 +203,47 @@ def test_two_layouts_under_one_prefix_are_named(tmp_path, capsys):
         assert main(["absorb", str(f), "--activation", "relu", *extra]) == 2
         err = capsys.readouterr().err
         assert "two MLP layouts under the prefix 'mlp.'" in err and "fc1/fc2" in err
+
+
+def test_all_decides_every_block_of_a_checkpoint(tmp_path, capsys):
+    """``absorb FILE --all`` (s44): every MLP block of a weight file (a transformer checkpoint
+    holds one per layer; a single prefix had to be chosen, one run each), one line each and a
+    summary; exit 0 only when all are absorbable, 1 when one is not, 3 otherwise; one
+    certificate per block in the --certificate directory, each VALID and each the verdict's."""
+    up, down = [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]          # block B: absorbable
+    arrays = {"model.layers.0.mlp.up_proj.weight": up, "model.layers.0.mlp.down_proj.weight": down,
+              "model.layers.1.mlp.up_proj.weight": [[1, 0], [0, 1]],          # 2x2 identity pair:
+              "model.layers.1.mlp.down_proj.weight": [[1, 0], [0, 1]]}       # not absorbable
+    path = tmp_path / "llama.npz"
+    np.savez(path, **{k: np.array(v, dtype=np.float32) for k, v in arrays.items()})
+    certs = tmp_path / "certs"
+    assert main(["absorb", str(path), "--activation", "relu", "--all", "--certificate", str(certs)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{path}: 2 MLP blocks (relu): 1 absorbable, 1 not absorbable, 0 undecided"
+    assert out[1].startswith("model.layers.0.mlp.: absorbable [")
+    assert out[3].startswith("model.layers.1.mlp.: not absorbable [")
+    assert out[-1] == f"certificates: 2 in {certs}/ (PREFIX.json, one per decided block)"
+    assert sorted(p.name for p in certs.iterdir()) == ["model.layers.0.mlp.json", "model.layers.1.mlp.json"]
+    for name, claim in (("model.layers.0.mlp.json", "flip of S = [0, 1]"), ("model.layers.1.mlp.json", "")):
+        ok, why = verify(json.loads((certs / name).read_text()))
+        assert ok and why.startswith(claim)
+    # the same blocks one by one agree
+    assert main(["absorb", str(path), "--activation", "relu", "--prefix", "model.layers.0.mlp."]) == 0
+    assert main(["absorb", str(path), "--activation", "relu", "--prefix", "model.layers.1.mlp."]) == 1
+    capsys.readouterr()
+    assert main(["absorb", str(path), "--activation", "relu", "--all", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [(b["prefix"], b["verdict"], b["d"], b["k"]) for b in data["blocks"]] == [
+        ("model.layers.0.mlp.", "absorbable", 2, 3), ("model.layers.1.mlp.", "not absorbable", 2, 2)]
+    assert (data["absorbable"], data["not_absorbable"], data["undecided"], data["answer"]) == (1, 1, 0, False)
+    js = _write(tmp_path / "b.json", {"activation": "relu", "w_up": up, "w_down": down})
+    np.savez(path, **{k: np.array(v, dtype=np.float32) for k, v in arrays.items() if ".0." in k})
+    assert main(["absorb", str(path), "--activation", "relu", "--all"]) == 0         # all absorbable
+    capsys.readouterr()
+    for argv, msg in ((["--all"], "pass --activation"),
+                      (["--activation", "relu", "--all", "--prefix", "model.layers.0.mlp."], "--prefix chooses one"),
+                      (["--activation", "relu", "--all", "--certificate", str(js)], "names a directory")):
+        assert main(["absorb", str(path), *argv]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and err.count("\n") == 1
+    assert main(["absorb", js, "--all"]) == 2 and "leave --all out" in capsys.readouterr().err
