@@ -228,7 +228,8 @@ def _info_blocks(args) -> int:
             else "x + W_down σ(W_up x)")        # (a user audit: biases were not in the form)
     lines = [f"{len(blocks)} MLP block{'s' if len(blocks) > 1 else ''}, each read as one block "
              f"{form} (the file does not store the activation: pass --activation "
-             "to the block commands" + (", and --prefix to choose a block)" if len(blocks) > 1 else ")")]
+             "to the block commands" + (", and --prefix to choose a block, or absorb's --all "
+                                        "for every one)" if len(blocks) > 1 else ")")]
     for b in blocks:
         desc = (f"d={b['d']}, k={b['k']}, {'gated, ' if b['gated'] else ''}"
                 f"{'with' if b['bias'] else 'no'} biases" if b["problem"] is None else b["problem"])
