@@ -172,8 +172,8 @@ def _cmd_all(args) -> int:
         if budget.exhausted():
             v = Verdict(None, "absorb", f"undecided: not started: {budget.reason}", ())
         else:
-            block = _load(args)          # (one block's tensors; an unreadable one stops here)
             try:
+                block = _load(args)      # (one block's tensors; an unreadable one stops here)
                 with phase(f"deciding absorption of {prefix or 'the block'}"):
                     v = absorbable(block, budget=budget, max_nullity=args.max_nullity)
             except KeyboardInterrupt:
