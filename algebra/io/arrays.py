@@ -288,9 +288,7 @@ def _reading_warnings(arrays, layers, net) -> tuple[str, ...]:
     out = []
     small = sorted({str(a.dtype) for a in arrays.values() if str(a.dtype) in ("int8", "uint8")})
     if small:
-        out.append(f"{'/'.join(small)} tensors read as the integers stored: if they are quantised "
-                   "codes, their scales and zero points are not in the file and the network read "
-                   "computes another function (dequantise before saving)")
+        out.append(int_codes_note(small, "network"))
     if net.depth == 2 and net.n_inputs == net.n_outputs and all(_BLOCK_NAMES.search(w) for w, _ in layers):
         out.append("a one-hidden-layer map from R^d to R^d under MLP-block names: if the module "
                    "adds its input (x + fc2(relu(fc1(x)))), that skip is not in a state_dict and "
@@ -304,8 +302,32 @@ def _reading_warnings(arrays, layers, net) -> tuple[str, ...]:
                    "chain with a ReLU between every two layers, from one block to the next too; "
                    "what a model does between its blocks (a skip connection, a normalisation, "
                    "attention in a transformer) is not in a state_dict, and a model that does "
-                   "anything there computes another function (save one block alone to read it)")
+                   "anything there computes another function (save one block alone to read it; "
+                   "MLP blocks with a skip: 'netfibers absorb FILE --activation A --all')")
     return tuple(out)
+
+
+def int_codes_note(dtypes, what: str = "network") -> str:
+    """The reading note of int8/uint8 tensors (*dtypes*: their names), for a *what* read."""
+    return (f"{'/'.join(dtypes)} tensors read as the integers stored: if they are quantised "
+            f"codes, their scales and zero points are not in the file and the {what} read "
+            "computes another function (dequantise before saving)")
+
+
+def int_code_dtypes(path, prefixes=None) -> list[str]:
+    """The int8/uint8 dtypes among the tensors of a ``.npz``/``.safetensors`` file whose names
+    start with one of *prefixes* (all, when None), from the headers and memory maps; [] for the
+    other formats (their readers hold the arrays themselves)."""
+    p = Path(path)
+    if p.suffix.lower() not in (".npz", ".safetensors"):
+        return []
+    found = set()
+    for name, (_, get) in tensor_index(p).items():
+        if prefixes is None or any(name.startswith(q) for q in prefixes):
+            dt = str(get().dtype)
+            if dt in ("int8", "uint8"):
+                found.add(dt)
+    return sorted(found)
 
 
 def _numbered_blocks(weight_keys) -> list[str]:
@@ -319,15 +341,19 @@ def _numbered_blocks(weight_keys) -> list[str]:
     ['layers.0.', 'layers.1.']
     >>> _numbered_blocks(["net.0.weight", "net.2.weight"]), _numbered_blocks(["fc1.weight", "fc2.weight"])
     ([], [])
+    >>> _numbered_blocks(["stages.0.blocks.0.fc1.weight", "stages.0.blocks.0.fc2.weight",
+    ...                   "stages.0.blocks.1.fc1.weight"])
+    ['stages.0.blocks.0.', 'stages.0.blocks.1.']
     """
     parts = [k.split(".") for k in weight_keys]
-    for i in range(min(len(p) for p in parts) - 1):      # the first container index
+    for i in range(min(len(p) for p in parts) - 1):      # a container index, outermost first
         if all(p[i].isdigit() for p in parts):
             groups: dict[str, int] = {}
             for p in parts:
                 prefix = ".".join(p[:i + 1]) + "."
                 groups[prefix] = groups.get(prefix, 0) + 1
-            return list(groups) if len(groups) >= 2 and max(groups.values()) >= 2 else []
+            if len(groups) >= 2:           # (one value: a stage holding the blocks, look deeper:
+                return list(groups) if max(groups.values()) >= 2 else []   # stages.0.blocks.N)
     return []
 
 

@@ -227,9 +227,14 @@ def _order_prefixes(prefixes: list[str], keys, source) -> list[str]:
                 and (len(middle) == 1 or "#" in next(iter(skeletons))):
             ordered = first + sorted(middle, key=numbers.__getitem__) + last
     if ordered is None:
+        pairs = any(p.rstrip(".").endswith("fc1") for p in prefixes) and \
+            any(p.rstrip(".").endswith("fc2") for p in prefixes)
         raise InputError(f"cannot tell the order of the layers from the key names "
                          f"({_key_list(sorted(keys))}); name them 0.weight, 2.weight, … "
-                         "(nn.Sequential), fc1.weight, fc2.weight, … or W1, b1, W2, …", source)
+                         "(nn.Sequential), fc1.weight, fc2.weight, … or W1, b1, W2, …"
+                         + ("; its fc1/fc2 pairs as MLP blocks (a transformer's): netfibers info "
+                            "--block FILE, netfibers absorb FILE --activation A --all" if pairs
+                            else ""), source)
     return ordered
 
 

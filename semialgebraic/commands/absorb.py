@@ -63,7 +63,7 @@ def register(sub, parent) -> None:
     p.add_argument("--all", action="store_true",
                    help="decide every MLP block of a weight file, in file order, one line each and a "
                         "summary (the --timeout is shared; exit 0 when every block is absorbable, 1 "
-                        "when one is not, 3 otherwise); --certificate then names a directory, which "
+                        "when one is not, even in a run cut short, 3 otherwise); --certificate then names a directory, which "
                         "gets one certificate per decided block, PREFIX.json")
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON) here")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
@@ -85,6 +85,7 @@ def cmd_absorb(args) -> int:
         return _cmd_all(args)
     budget = Budget(timeout=args.timeout)          # reading BLOCK counts too
     block = _load(args)
+    _int_codes(args.block, [args.prefix or ""])
     try:
         with phase("deciding absorption"):
             v = absorbable(block, budget=budget, max_nullity=args.max_nullity)
@@ -164,8 +165,9 @@ def _cmd_all(args) -> int:
     if args.certificate and Path(args.certificate).exists() and not Path(args.certificate).is_dir():
         fail(f"{args.certificate}: with --all, --certificate names a directory (one certificate "
              "per block), and this is a file")
+    _int_codes(path, [b["prefix"] for b in found])
     budget = Budget(timeout=args.timeout)
-    rows, texts, certs = [], [], []
+    rows, texts, certs, used = [], [], [], set()
     for b in found:
         prefix = b["prefix"]
         args.prefix = prefix
@@ -181,7 +183,11 @@ def _cmd_all(args) -> int:
                 v = Verdict(None, "absorb", f"undecided: {budget.reason or 'interrupted (Ctrl-C)'} "
                             "before a decision", ())
         word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
-        name = f"{(prefix.rstrip('.') or 'block').replace('/', '_')}.json"
+        stem = (prefix.rstrip('.') or 'block').replace('/', '_').replace('\\', '_')
+        name = f"{stem}.json"
+        if name.lower() in used:        # two prefixes, one file name ('a/b.', 'a_b.'): the block's
+            name = f"{stem}.{len(rows)}.json"                   # index keeps each its own file
+        used.add(name.lower())
         if args.certificate and v.certificate is not None:
             certs.append((name, v.certificate))
         row = {"prefix": prefix, "layout": b["layout"], "d": b["d"], "k": b["k"], "verdict": word,
@@ -201,7 +207,7 @@ def _cmd_all(args) -> int:
     count = {w: sum(r["verdict"] == w for r in rows) for w in ("absorbable", "not absorbable", "undecided")}
     head = (f"{path}: {len(rows)} MLP block{'s' if len(rows) != 1 else ''} ({args.activation}): "
             f"{count['absorbable']} absorbable, {count['not absorbable']} not absorbable, "
-            f"{count['undecided']} undecided")
+            f"{count['undecided']} undecided" + (f" (stopped: {budget.reason})" if budget.reason else ""))
     tail = ([f"certificates: {len(certs)} in {args.certificate}/ (PREFIX.json, one per decided block)"]
             if args.certificate else [])
     code = 1 if count["not absorbable"] else 0 if count["absorbable"] == len(rows) else 3
@@ -212,6 +218,18 @@ def _cmd_all(args) -> int:
         data["reason"] = budget.reason
     emit(args, data, "\n".join([head, *texts, *tail]))
     return code
+
+
+def _int_codes(path, prefixes) -> None:
+    """The reading note of int8/uint8 block weights (quantised codes without their scales), on
+    stderr, as the network readers give it (s44 blocks audit F8)."""
+    import sys
+    from algebra.io.arrays import int_code_dtypes, int_codes_note
+    if Path(path).suffix.lower() == ".json":
+        return
+    dtypes = int_code_dtypes(path, prefixes)
+    if dtypes:
+        print(f"netfibers: note: {path}: {int_codes_note(dtypes, 'block')}", file=sys.stderr)
 
 
 def _absorbing_blocks(v):

@@ -224,12 +224,25 @@ def _info_blocks(args) -> int:
         fail(f"{args.net}: no MLP block found (expected weight pairs up_proj/down_proj "
              "(+gate_proj), intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, "
              "DenseReluDense.wi/wo, c_fc/c_proj or fc1/fc2)")
-    form = ("x + W_down σ(W_up x + b_up) + b_down" if any(b.get("bias") for b in blocks)
-            else "x + W_down σ(W_up x)")        # (a user audit: biases were not in the form)
-    lines = [f"{len(blocks)} MLP block{'s' if len(blocks) > 1 else ''}, each read as one block "
+    bias = any(b.get("bias") for b in blocks)      # (a user audit: biases were not in the form)
+    form = ("x + W_down σ(W_up x + b_up) + b_down" if bias else "x + W_down σ(W_up x)")
+    if any(b.get("gated") for b in blocks):         # (s44 blocks audit F6: the gate was not in it)
+        form += (" or, gated, x + W_down (g(W_gate x + b_gate) ⊙ (W_up x + b_up)) + b_down" if bias
+                 else " or, gated, x + W_down (g(W_gate x) ⊙ W_up x)")
+    bad = sum(1 for b in blocks if b["problem"] is not None)
+    each = ("each read as one block" if not bad else
+            f"{bad} of them unreadable (the reason beside each), the "
+            f"other{'s each' if len(blocks) - bad > 1 else ''} read as one block" if bad < len(blocks)
+            else "unreadable (the reason beside it); a block is" if bad == 1
+            else "none readable (the reason beside each); a block is")
+    lines = [f"{len(blocks)} MLP block{'s' if len(blocks) > 1 else ''}, {each} "
              f"{form} (the file does not store the activation: pass --activation "
              "to the block commands" + (", and --prefix to choose a block, or absorb's --all "
                                         "for every one)" if len(blocks) > 1 else ")")]
+    from algebra.io.arrays import int_code_dtypes, int_codes_note
+    small = int_code_dtypes(path, [b["prefix"] for b in blocks])
+    if small:                       # (as the network readers say it: s44 blocks audit F8)
+        lines.append(f"  note: {int_codes_note(small, 'block')}")
     for b in blocks:
         desc = (f"d={b['d']}, k={b['k']}, {'gated, ' if b['gated'] else ''}"
                 f"{'with' if b['bias'] else 'no'} biases" if b["problem"] is None else b["problem"])

@@ -229,3 +229,17 @@ def test_gpt_neox_bloom_falcon_mlps_are_read_as_blocks():
         (f"gpt_neox.layers.{i}.mlp.", "dense_h_to_4h/dense_4h_to_h", 2, 3) for i in (0, 1)]
     with pytest.raises(BlockLayoutError, match="2 MLP blocks"):
         layer_order(list(t))
+
+
+def test_a_conv1d_pair_that_does_not_fit_names_the_shapes_stored():
+    """s44 blocks audit F4: a Conv1D c_fc (3, 5) + bias (5,) beside a c_proj stored (3, 5) was
+    refused naming the transposed shapes, "(5, 3) does not fit … (5, 3)", as if stored so."""
+    from algebra.io.blocks import find_blocks
+    t = {"h.0.mlp.c_fc.weight": _t(np.ones((3, 5))), "h.0.mlp.c_fc.bias": _t(np.ones(5)),
+         "h.0.mlp.c_proj.weight": _t(np.ones((3, 5)))}
+    with pytest.raises(InputError, match=r"shape \(3, 5\) does not fit h.0.mlp.c_fc.weight of "
+                                         r"shape \(3, 5\): expected \(5, 3\) \(in, out, GPT-2's Conv1D\)"):
+        block_from_tensors(t, activation="relu")
+    (b,) = find_blocks({n: v[0] for n, v in t.items()})
+    assert b["problem"] == ("h.0.mlp.c_proj.weight has shape (3, 5), h.0.mlp.c_fc.weight (3, 5) "
+                            "(GPT-2's Conv1D, stored (in, out)): not a block")

@@ -247,3 +247,56 @@ def test_all_decides_every_block_of_a_checkpoint(tmp_path, capsys):
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1
     assert main(["absorb", js, "--all"]) == 2 and "leave --all out" in capsys.readouterr().err
+
+
+def test_all_audit_fixes_fc3_collisions_int8_and_info(tmp_path, capsys):
+    """s44 blocks audit: F0 fc1/fc2 beside an fc3 is a network, not a block (decided as the
+    block fc1/fc2 before, fc3 dropped); F1 two prefixes with one certificate name ('' and
+    'block.') keep two files; F8 int8 block weights get the quantised-codes note; F5/F6 info
+    names unreadable blocks and the gate."""
+    from algebra.io.blocks import find_blocks
+    w = lambda *s: np.ones(s, dtype=np.float32)                           # noqa: E731
+    fc3 = tmp_path / "fc3.npz"
+    np.savez(fc3, **{"fc1.weight": w(5, 3), "fc2.weight": w(3, 5), "fc3.weight": w(2, 3)})
+    assert main(["absorb", str(fc3), "--activation", "relu"]) == 2
+    assert "no MLP block found" in capsys.readouterr().err
+    assert main(["absorb", str(fc3), "--activation", "relu", "--all"]) == 2
+    assert find_blocks({"fc1.weight": (5, 3), "fc2.weight": (3, 5), "fc3.weight": (2, 3)},
+                       include_fc=True) == []
+    up, down = [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]          # absorbable
+    col = tmp_path / "col.npz"
+    np.savez(col, **{"up_proj.weight": np.array(up, dtype=np.float32),
+                     "down_proj.weight": np.array(down, dtype=np.float32),
+                     "block.up_proj.weight": w(2, 2), "block.down_proj.weight": w(2, 2)})
+    certs = tmp_path / "certs"
+    main(["absorb", str(col), "--activation", "relu", "--all", "--certificate", str(certs), "--json"])
+    rows = json.loads(capsys.readouterr().out)["blocks"]
+    paths = [r["certificate"] for r in rows]
+    assert len(set(paths)) == 2 and sorted(p.name for p in certs.iterdir()) == ["block.1.json", "block.json"]
+    for r in rows:                  # each file is its own block's certificate, with its verdict
+        cert = json.loads(open(r["certificate"]).read())
+        assert verify(cert)[0] and (r["verdict"] == "absorbable") == ("flip" in verify(cert)[1])
+    i8 = tmp_path / "i8.npz"
+    np.savez(i8, **{"l.0.mlp.up_proj.weight": np.array(up, dtype=np.int8),
+                    "l.0.mlp.down_proj.weight": np.array(down, dtype=np.int8)})
+    assert main(["absorb", str(i8), "--activation", "relu", "--all"]) == 0
+    assert "int8 tensors read as the integers stored" in capsys.readouterr().err
+    assert main(["info", str(i8)]) == 0
+    assert "note: int8 tensors read as the integers stored" in capsys.readouterr().out
+    bad = tmp_path / "bad.npz"                       # a bias of the wrong length: unreadable
+    np.savez(bad, **{"m.0.up_proj.weight": w(4, 2), "m.0.down_proj.weight": w(2, 4),
+                     "m.1.up_proj.weight": w(4, 2), "m.1.down_proj.weight": w(2, 4),
+                     "m.1.up_proj.bias": w(7)})
+    assert main(["info", str(bad)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("2 MLP blocks, 1 of them unreadable (the reason beside each), the other read")
+    assert out[2] == "  m.1.  up_proj/down_proj: m.1.up_proj.bias has shape (7,), expected (4,)"
+    assert main(["absorb", str(bad), "--activation", "relu", "--all"]) == 2
+    capsys.readouterr()
+    t5 = tmp_path / "t5g.npz"
+    p = "block.0.layer.1.DenseReluDense."
+    np.savez(t5, **{p + "wi_0.weight": w(4, 2), p + "wi_1.weight": w(4, 2), p + "wo.weight": w(2, 4)})
+    assert main(["info", str(t5)]) == 0
+    out = capsys.readouterr().out
+    assert "or, gated, x + W_down (g(W_gate x) ⊙ W_up x)" in out
+    assert "DenseReluDense.wi_1/DenseReluDense.wi_0 (the gate)/DenseReluDense.wo" in out

@@ -98,3 +98,20 @@ def test_layers_in_numbered_blocks_say_what_is_not_stored_between_them(tmp_path,
     warn = load(save_arrays(tmp_path / f"nested.{fmt}", nested)).reading_warnings  # Sequentials
     assert any(w.startswith("the layers come in 2 numbered blocks of several layers each "
                             "(blocks.0., blocks.1.)") for w in warn)
+
+
+def test_blocks_under_one_stage_get_the_note_and_a_transformer_file_points_to_blocks(tmp_path):
+    """s44 blocks audit F3: ``stages.0.blocks.N.fc1/fc2`` (one stage holding the blocks) got no
+    note — the first numbered component has one value, the blocks are one level deeper; F7: a
+    full transformer state_dict refused as a network names the block commands for its fc1/fc2."""
+    import numpy as np
+    from algebra.exceptions import InputError
+    r = lambda *s: np.ones(s, dtype=np.float32)      # noqa: E731
+    arrays = {f"stages.0.blocks.{i}.mlp.{n}.weight": r(*s) for i in (0, 1)
+              for n, s in (("fc1", (8, 4)), ("fc2", (4, 8)))}
+    warn = load(save_arrays(tmp_path / "cnx.npz", arrays)).reading_warnings
+    assert any(w.startswith("the layers come in 2 numbered blocks of several layers each "
+                            "(stages.0.blocks.0., stages.0.blocks.1.)") for w in warn)
+    arrays.update({"model.layers.0.self_attn.q_proj.weight": r(4, 4), "embed.weight": r(9, 4)})
+    with pytest.raises(InputError, match="its fc1/fc2 pairs as MLP blocks"):
+        load(save_arrays(tmp_path / "full.npz", arrays))
