@@ -90,6 +90,10 @@ def register(sub, parent) -> None:
     p.add_argument("--epsilon", metavar="E",
                    help="equiv: decide max |a - b| <= E on the domain (as netfibers equiv "
                         "--epsilon) for items without an epsilon column")
+    p.add_argument("--activation", metavar="NAME",
+                   help="absorb: the activation of the MLP blocks of weight files (.safetensors, "
+                        ".npz, .pt: every block of a file is decided, as absorb --all; an item's "
+                        "activation column wins); netfibers.block JSON files say their own")
     p.add_argument("--scatter", action="store_true",
                    help="send the files' bytes to the workers (workers without the file system)")
     p.add_argument("--start-cluster", action="store_true",
@@ -163,7 +167,7 @@ def cmd_batch(args) -> int:
                       memory_limit=args.memory_limit, box=args.box, scatter=args.scatter,
                       progress=not args.quiet and not args.json,
                       start_cluster=args.start_cluster, ball=args.ball, orthant=args.orthant,
-                      epsilon=args.epsilon)
+                      epsilon=args.epsilon, activation=args.activation)
     except AlgebraError as exc:
         fail(str(exc))
     except ImportError as exc:

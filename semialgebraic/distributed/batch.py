@@ -112,6 +112,16 @@ class _Writer:
         self.f = open(self.out, "a", encoding="utf-8")
 
     def write(self, rec: dict) -> dict:
+        per_block = rec.pop("block_certificates", None)
+        if per_block:                     # absorb of a checkpoint: one certificate per block,
+            stem = certificate_stem(self.job, rec["id"])          # <stem>.<k>.json, beside it
+            for k, (b, cert) in enumerate(zip(rec.get("blocks", ()), per_block)):
+                b["certificate"] = None
+                if cert is not None:
+                    self.certs.mkdir(parents=True, exist_ok=True)
+                    path = self.certs / f"{stem}.{k}.json"
+                    write_certificate(cert, path)
+                    b["certificate"] = str(path)
         cert = rec.pop("certificate", None)
         if cert is not None:
             self.certs.mkdir(parents=True, exist_ok=True)
@@ -143,7 +153,8 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
               scheduler: str | None = None, timeout: float | None = None,
               memory_limit: str | None = None, box: str | None = None, scatter: bool = False,
               progress: bool = True, executor=None, start_cluster: bool = False,
-              ball: str | None = None, orthant: bool = False, epsilon: str | None = None) -> dict:
+              ball: str | None = None, orthant: bool = False, epsilon: str | None = None,
+              activation: str | None = None) -> dict:
     """Run *job* over *manifest*, appending records to *out*; the summary (dict).
 
     The embedded cluster (no *executor*, no *scheduler*, *workers* not 0) is a
@@ -167,8 +178,13 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
         early = LazyCluster(lambda: make_executor(workers, scheduler, memory_limit), start=True)
     try:
         items = read_manifest(manifest, pairs=job in PAIR_JOBS)
+        if job != "absorb" and (activation is not None or any("activation" in it for it in items)):
+            raise InputError(f"{'--activation' if activation is not None else 'an activation column'} "
+                             f"is for batch absorb (the MLP blocks of weight files), not {job}")
         for k, it in enumerate(items):
             it["index"] = k
+            if activation is not None and it.get("activation") in (None, ""):
+                it["activation"] = activation       # (an item's own column wins)
         _check_domains(job, manifest, items, defaults)
         old = read_records(out)
         _check_resume(job, out, items, old, defaults)

@@ -49,6 +49,7 @@ from ..bab import diff_bounds, epsilon_equivalent
 from ..deep import identifiability
 from ..dimension import functional_dimension
 from ..absorption import absorbable
+from ..verdict import Verdict
 from ..equivalence import equal_first, equivalent
 from ..regions import regions
 from ..shallow import canonical_form as shallow_canonical_form
@@ -256,11 +257,76 @@ def _identify(item, blobs, timeout, box):
     return rec
 
 
+_ABSORB_WORDS = {True: "absorbable", False: "not absorbable", None: "undecided"}
+
+
 def _absorb(item, blobs, timeout, box):
-    (block,) = load_item(item, blobs, block=True)
-    v = absorbable(block, timeout=timeout)
-    rec = _verdict(v)
-    rec["verdict"] = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
+    """A block file (netfibers.block JSON) decided whole; a weight file (a checkpoint) with the
+    item's ``activation`` (its column, else ``batch --activation``): every MLP block in it, as
+    ``netfibers absorb FILE --all`` (one shared budget; the record's verdict is absorbable when
+    every block is, not absorbable when one is not, else undecided; ``blocks`` lists each
+    block's verdict and its certificate, written beside the others)."""
+    path = item["paths"][0]
+    if Path(path).suffix.lower() == ".json":
+        (block,) = load_item(item, blobs, block=True)
+        v = absorbable(block, timeout=timeout)
+        rec = _verdict(v)
+        rec["verdict"] = _ABSORB_WORDS[v.answer]
+        return rec
+    act = item.get("activation")
+    if act in (None, ""):
+        raise SemialgebraicError(f"{path}: a weight file does not say its activation: pass "
+                                 "batch --activation (e.g. relu, gelu, swiglu) or an activation "
+                                 "column")
+    if blobs is not None and blobs[0] is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            local = Path(tmp) / Path(path).name
+            local.write_bytes(blobs[0])
+            return _absorb_blocks(str(local), path, str(act), timeout)
+    return _absorb_blocks(path, path, str(act), timeout)
+
+
+def _absorb_blocks(local: str, shown: str, activation: str, timeout) -> dict:
+    """The record of every MLP block of the weight file *local* (named *shown*)."""
+    from algebra.io.arrays import read_shapes
+    from algebra.io.blocks import find_blocks
+    try:
+        found = find_blocks(read_shapes(local), include_fc=True)
+    except AlgebraError as exc:
+        raise type(exc)(str(exc).replace(local, shown)) from None
+    if not found:
+        raise SemialgebraicError(f"{shown}: no MLP block found (expected weight pairs up_proj/"
+                                 "down_proj (+gate_proj), intermediate.dense/output.dense, "
+                                 "dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo, c_fc/c_proj "
+                                 "or fc1/fc2)")
+    bad = [b for b in found if b["problem"]]
+    if bad:
+        raise SemialgebraicError(f"{shown}: {bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}")
+    budget = Budget(timeout=timeout)
+    blocks, certs = [], []
+    for b in found:
+        if budget.exhausted():
+            v = Verdict(None, "absorb", f"undecided: not started: {budget.reason}", ())
+        else:
+            try:
+                block = load_block(local, activation=activation, prefix=b["prefix"])
+            except AlgebraError as exc:
+                raise type(exc)(str(exc).replace(local, shown)) from None
+            v = absorbable(block, budget=budget)
+        blocks.append({"prefix": b["prefix"], "verdict": _ABSORB_WORDS[v.answer],
+                       "method": v.method, "reason": v.reason})
+        certs.append(v.certificate)
+    words = [x["verdict"] for x in blocks]
+    answer = (False if "not absorbable" in words else True if all(w == "absorbable" for w in words)
+              else None)
+    reason = (f"{len(blocks)} MLP block{'s' if len(blocks) != 1 else ''} ({activation}): "
+              f"{words.count('absorbable')} absorbable, {words.count('not absorbable')} not "
+              f"absorbable, {words.count('undecided')} undecided"
+              + (f" (stopped: {budget.reason})" if budget.reason else ""))
+    rec = {"status": "ok" if answer is not None else "undecided", "verdict": _ABSORB_WORDS[answer],
+           "answer": answer, "method": "absorb --all", "reason": reason, "activation": activation,
+           "blocks": blocks, "certificate": None,
+           "block_certificates": certs}
     return rec
 
 

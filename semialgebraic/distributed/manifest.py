@@ -12,7 +12,8 @@ worker carries no Python object of the project.
   ``a,b``; optional ``id`` and the item's domain, in the grammar of ``--box`` / ``--ball`` /
   ``--orthant`` / ``--epsilon`` (:mod:`algebra.io.domain_text`): ``box`` (``-1,1``, ``-1:1,0:2``,
   ``file``, a JSON domain file relative to the manifest, or inline JSON), ``ball`` (``x1,…,xd,R``),
-  ``orthant`` (true/false), ``epsilon`` (equiv only); an item without them takes the
+  ``orthant`` (true/false), ``epsilon`` (equiv only), ``activation`` (absorb of a weight file's
+  MLP blocks); an item without them takes the
   command-line default; an item's id (unless given) is its paths and domain, so one pair may be
   listed once per domain;
 * ``.jsonl``: one JSON object per line with the same keys (or a bare string: a model path).
@@ -45,7 +46,8 @@ def _single(path: str) -> dict:
     return {"id": path, "paths": [path], "box": None}
 
 
-KNOWN_KEYS = {"id", "a", "b", "model", "path", "file", "box", "ball", "orthant", "epsilon"}
+KNOWN_KEYS = {"id", "a", "b", "model", "path", "file", "box", "ball", "orthant", "epsilon",
+              "activation"}
 """The columns / keys a manifest row may have; any other is refused (a misspelt ``epsilom``
 was ignored and an exact question decided instead: input audit, session 35)."""
 
@@ -84,7 +86,9 @@ def _row_item(row: dict, base: Path, pairs: bool, source: str, where: str) -> di
         paths = [resolve(row[key])]
     # one pair on several domains is several items (new-user audit: 'listed twice' refused it)
     ident = row.get("id") or " | ".join(paths + [f"{k}={v}" for k, v in dom.items()])
-    return {"id": str(ident), "paths": paths, "box": None, **dom}
+    act = row.get("activation")      # (absorb: the activation of a weight file's MLP blocks)
+    extra = {"activation": str(act).strip()} if act not in (None, "") else {}
+    return {"id": str(ident), "paths": paths, "box": None, **dom, **extra}
 
 
 def _no_duplicates(pairs: list) -> dict:

@@ -529,3 +529,47 @@ def test_dedup_merges_equal_nets_whose_extra_neurons_carry_only_an_affine_part(t
             k += 1
     _dedup_is_planted(tmp_path, files, truth)
     assert jobs.fingerprint_shallow is fingerprint_shallow
+
+
+def test_batch_absorb_decides_every_block_of_weight_files(tmp_path):
+    """``batch absorb --activation A`` (s44): a weight file's MLP blocks, every one, as
+    ``absorb FILE --all`` (one record per file, its blocks and one certificate per block,
+    each VALID); a netfibers.block JSON file as before; a weight file without an activation is
+    that item's error; an item's activation column wins over --activation."""
+    import numpy as np
+    zoo = tmp_path / "zoo"
+    zoo.mkdir()
+    up, down = [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]          # absorbable (flip)
+    f32 = lambda v: np.array(v, dtype=np.float32)                          # noqa: E731
+    np.savez(zoo / "two.npz", **{"m.0.mlp.up_proj.weight": f32(up), "m.0.mlp.down_proj.weight": f32(down),
+                                 "m.1.mlp.up_proj.weight": f32(np.eye(2)),
+                                 "m.1.mlp.down_proj.weight": f32(np.eye(2))})     # not absorbable
+    np.savez(zoo / "one.npz", **{"m.0.mlp.up_proj.weight": f32(up), "m.0.mlp.down_proj.weight": f32(down)})
+    (zoo / "b.json").write_text(json.dumps({"format": "netfibers.block", "version": 1,
+                                            "activation": "relu", "w_up": up, "w_down": down}))
+    out = tmp_path / "r.jsonl"
+    s = run_batch("absorb", str(zoo), str(out), workers=0, progress=False, activation="relu")
+    recs = {r["id"].rsplit("/", 1)[-1]: r for r in read_records(out)}
+    assert s["failed"] == 0 and set(recs) == {"two.npz", "one.npz", "b.json"}
+    two, one = recs["two.npz"], recs["one.npz"]
+    assert (two["verdict"], one["verdict"], recs["b.json"]["verdict"]) == \
+        ("not absorbable", "absorbable", "absorbable")
+    assert [(b["prefix"], b["verdict"]) for b in two["blocks"]] == [
+        ("m.0.mlp.", "absorbable"), ("m.1.mlp.", "not absorbable")]
+    assert two["reason"] == "2 MLP blocks (relu): 1 absorbable, 1 not absorbable, 0 undecided"
+    for b in two["blocks"] + one["blocks"]:
+        ok, why = verify(json.loads(open(b["certificate"]).read()))
+        assert ok and (b["verdict"] == "absorbable") == why.startswith("flip")
+    out2 = tmp_path / "r2.jsonl"
+    run_batch("absorb", str(zoo), str(out2), workers=0, progress=False)
+    errs = {r["id"].rsplit("/", 1)[-1]: r.get("error", "") for r in read_records(out2)}
+    assert "pass batch --activation" in errs["two.npz"] and errs["b.json"] == ""
+    man = tmp_path / "m.csv"                          # the item's own column wins
+    man.write_text(f"model,activation\n{zoo / 'one.npz'},relu^2\n")
+    run_batch("absorb", str(man), str(tmp_path / "r3.jsonl"), workers=0, progress=False,
+              activation="relu")
+    (r,) = read_records(tmp_path / "r3.jsonl")
+    assert r["verdict"] == "not absorbable" and r["reason"].startswith("1 MLP block (relu^2)")
+    with pytest.raises(InputError, match="--activation is for batch absorb"):
+        run_batch("dim", str(zoo), str(tmp_path / "r4.jsonl"), workers=0, progress=False,
+                  activation="relu")
