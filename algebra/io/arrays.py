@@ -344,16 +344,21 @@ def _numbered_blocks(weight_keys) -> list[str]:
     >>> _numbered_blocks(["stages.0.blocks.0.fc1.weight", "stages.0.blocks.0.fc2.weight",
     ...                   "stages.0.blocks.1.fc1.weight"])
     ['stages.0.blocks.0.', 'stages.0.blocks.1.']
+    >>> _numbered_blocks(["layers.0.fc1.weight", "layers.0.fc2.weight", "layers.1.fc1.weight",
+    ...                   "layers.1.fc2.weight", "head.weight"])
+    ['layers.0.', 'layers.1.']
     """
-    parts = [k.split(".") for k in weight_keys]
-    for i in range(min(len(p) for p in parts) - 1):      # a container index, outermost first
-        if all(p[i].isdigit() for p in parts):
-            groups: dict[str, int] = {}
-            for p in parts:
-                prefix = ".".join(p[:i + 1]) + "."
-                groups[prefix] = groups.get(prefix, 0) + 1
-            if len(groups) >= 2:           # (one value: a stage holding the blocks, look deeper:
-                return list(groups) if max(groups.values()) >= 2 else []   # stages.0.blocks.N)
+    every = [k.split(".") for k in weight_keys]
+    for i in range(max(len(p) for p in every) - 1):      # a container index, outermost first
+        parts = [p for p in every if len(p) > i + 1 and p[i].isdigit()]
+        if len(parts) < 2 or len(every) - len(parts) > 2:  # (a first and a last layer named
+            continue                                       # so, input / head, may stand aside)
+        groups: dict[str, int] = {}
+        for p in parts:
+            prefix = ".".join(p[:i + 1]) + "."
+            groups[prefix] = groups.get(prefix, 0) + 1
+        if len(groups) >= 2:               # (one value: a stage holding the blocks, look deeper:
+            return list(groups) if max(groups.values()) >= 2 else []   # stages.0.blocks.N)
     return []
 
 

@@ -25,7 +25,8 @@ from ..linalg import QMatrix
 from .arrays import LazyTensors
 from .native import parse_matrix, parse_vector, read_json_text, require_regular_file
 
-__all__ = ["block_from_dict", "block_from_tensors", "load_block", "find_blocks", "LAYOUTS"]
+__all__ = ["block_from_dict", "block_from_tensors", "load_block", "find_blocks", "gate_clash",
+           "LAYOUTS"]
 
 LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("up_proj", "down_proj", "gate_proj"),
@@ -68,17 +69,33 @@ def _sequential_pair(names, p: str) -> bool:
 
 
 def _two_layers_only(names, p: str, up: str) -> bool:
-    """False when the pair ``{p}{up}``/… is part of a longer numbered chain, not a block: a
-    ``Sequential`` with more than its ``0``/``2`` (:func:`_sequential_pair`), or ``fc1``/``fc2``
+    """False when the pair ``{p}{up}``/… is part of a longer chain, not a block: a
+    ``Sequential`` with more than its ``0``/``2`` (:func:`_sequential_pair`), ``fc1``/``fc2``
     beside an ``fc3`` (a plain fc1 -> fc2 -> fc3 network was decided as the block fc1/fc2, fc3
-    dropped without a word: s44 blocks audit F0)."""
-    if up == "0":
-        return _sequential_pair(names, p)
+    dropped without a word: s44 blocks audit F0), or either pair inside a network the keys
+    spell with a first or last layer named so (``input``, ``head``, ``fc_out``, …: F0b).  These
+    two layouts are also the usual names of plain networks; the transformer layouts are not."""
+    if up not in ("0", "fc1"):
+        return True
+    if up == "0" and not _sequential_pair(names, p):
+        return False
     if up == "fc1":
         numbered = {n[len(p):] for n in names if n.startswith(p)
                     and re.fullmatch(r"fc_?\d+\.weight", n[len(p):])}
-        return numbered == {"fc1.weight", "fc2.weight"}
-    return True
+        if numbered != {"fc1.weight", "fc2.weight"}:
+            return False
+    from .layouts import layer_order
+    try:
+        order, _ = layer_order(list(names))
+    except InputError:                # not a network's keys (a transformer's state_dict, …)
+        return True
+    weights = [w for w, _ in order]
+    pair = {f"{p}{up}.weight", f"{p}{'2' if up == '0' else 'fc2'}.weight"}
+    if len(weights) <= 2 or not pair <= set(weights):
+        return True
+    from .arrays import _numbered_blocks     # the pair is one whole numbered block (a
+    return any(pair == {w for w in weights if w.startswith(b)}       # transformer's
+               for b in _numbered_blocks(weights))                    # layers.N.fc1/fc2)
 
 
 _BLOCK_KEYS = {"format", "version", "activation", "w_up", "w_down", "w_gate", "skip", "b_up",
@@ -246,6 +263,21 @@ def find_blocks(shapes: dict, *, include_fc: bool = False) -> list[dict]:
             b["problem"] = (f"two MLP layouts under the prefix {b['prefix']!r} "
                             f"({' and '.join(same)}): save the one block to analyse on its own")
     return out
+
+
+def gate_clash(found: list, activation: str) -> str | None:
+    """Why the blocks *found* (:func:`find_blocks`) cannot all be read with *activation* (a gated
+    block and an ungated activation, or the other way round), naming the first; None when they
+    can.  Checked before any block is decided (``absorb --all``)."""
+    gated = get_activation(activation).is_gated
+    for b in found:
+        if b["gated"] and not gated:
+            return (f"{b['prefix'] or '(no prefix)'}: a gated block ({b['layout']}): use a gated "
+                    f"activation (swiglu, geglu, reglu, glu, bilinear), not {activation!r}")
+        if gated and not b["gated"]:
+            return (f"{b['prefix'] or '(no prefix)'}: activation {activation!r} is gated but this "
+                    f"block has no gate weight ({b['layout']})")
+    return None
 
 
 def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefix: str | None = None,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from algebra.blocks import Block
-from algebra.io.blocks import load_block
+from algebra.io.blocks import gate_clash, load_block
 from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_matrix, read_json_text
 
@@ -162,6 +162,9 @@ def _cmd_all(args) -> int:
     bad = [b for b in found if b["problem"]]
     if bad:
         fail(f"{path}: {bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}")
+    clash = gate_clash(found, args.activation)
+    if clash:                         # (found at its turn, after the others' work: s44 audit F9)
+        fail(f"{path}: {clash}")
     if args.certificate and Path(args.certificate).exists() and not Path(args.certificate).is_dir():
         fail(f"{args.certificate}: with --all, --certificate names a directory (one certificate "
              "per block), and this is a file")
@@ -208,8 +211,8 @@ def _cmd_all(args) -> int:
     head = (f"{path}: {len(rows)} MLP block{'s' if len(rows) != 1 else ''} ({args.activation}): "
             f"{count['absorbable']} absorbable, {count['not absorbable']} not absorbable, "
             f"{count['undecided']} undecided" + (f" (stopped: {budget.reason})" if budget.reason else ""))
-    tail = ([f"certificates: {len(certs)} in {args.certificate}/ (PREFIX.json, one per decided block)"]
-            if args.certificate else [])
+    tail = ([f"certificates: {len(certs)} in {args.certificate}/ (PREFIX.json, one per decided block)"
+             if certs else "no certificate written (no block decided)"] if args.certificate else [])
     code = 1 if count["not absorbable"] else 0 if count["absorbable"] == len(rows) else 3
     data = {"file": str(path), "activation": args.activation, "blocks": rows,
             "absorbable": count["absorbable"], "not_absorbable": count["not absorbable"],

@@ -302,6 +302,10 @@ def _absorb_blocks(local: str, shown: str, activation: str, timeout) -> dict:
     bad = [b for b in found if b["problem"]]
     if bad:
         raise SemialgebraicError(f"{shown}: {bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}")
+    from algebra.io.blocks import gate_clash
+    clash = gate_clash(found, activation)
+    if clash:
+        raise SemialgebraicError(f"{shown}: {clash}")
     budget = Budget(timeout=timeout)
     blocks, certs = [], []
     for b in found:

@@ -300,3 +300,33 @@ def test_all_audit_fixes_fc3_collisions_int8_and_info(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "or, gated, x + W_down (g(W_gate x) ⊙ W_up x)" in out
     assert "DenseReluDense.wi_1/DenseReluDense.wi_0 (the gate)/DenseReluDense.wo" in out
+
+
+def test_all_rerun_audit_named_first_last_layers_and_gates(tmp_path, capsys):
+    """s44 blocks audit, second round: F0b fc1/fc2 or net.0/net.2 inside a network with a
+    first or last layer named so (input, head, fc_out) is that network, not a block (its third
+    layer was dropped without a word); numbered fc1/fc2 blocks beside a head stay blocks;
+    F9 a gated block under an ungated --activation is refused before any block is decided."""
+    from algebra.io.blocks import find_blocks
+    w = lambda *s: np.ones(s, dtype=np.float32)                            # noqa: E731
+    for keys in ({"fc1.weight": (5, 3), "fc2.weight": (3, 5), "head.weight": (2, 3)},
+                 {"fc1.weight": (5, 3), "fc2.weight": (3, 5), "fc_out.weight": (2, 3)},
+                 {"input.weight": (3, 3), "fc1.weight": (5, 3), "fc2.weight": (3, 5)},
+                 {"net.0.weight": (5, 3), "net.2.weight": (3, 5), "head.weight": (2, 3)}):
+        assert find_blocks(keys, include_fc=True) == []
+        path = tmp_path / "n.npz"
+        np.savez(path, **{k: w(*v) for k, v in keys.items()})
+        assert main(["absorb", str(path), "--activation", "relu"]) == 2
+        assert "no MLP block found" in capsys.readouterr().err
+    keys = {"l.0.fc1.weight": (5, 3), "l.0.fc2.weight": (3, 5), "l.1.fc1.weight": (5, 3),
+            "l.1.fc2.weight": (3, 5), "head.weight": (2, 3)}
+    assert [b["prefix"] for b in find_blocks(keys, include_fc=True)] == ["l.0.", "l.1."]
+    late = tmp_path / "late.npz"
+    np.savez(late, **{"m.0.up_proj.weight": w(4, 2), "m.0.down_proj.weight": w(2, 4),
+                      "m.1.up_proj.weight": w(4, 2), "m.1.gate_proj.weight": w(4, 2),
+                      "m.1.down_proj.weight": w(2, 4)})
+    certs = tmp_path / "c"
+    assert main(["absorb", str(late), "--activation", "relu", "--all", "--certificate", str(certs)]) == 2
+    err = capsys.readouterr().err
+    assert "m.1.: a gated block (up_proj/gate_proj/down_proj): use a gated activation" in err
+    assert not certs.exists()
