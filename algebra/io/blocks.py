@@ -37,6 +37,7 @@ LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("dense_h_to_4h", "dense_4h_to_h", None),         # GPT-NeoX (Pythia), BLOOM, Falcon
     ("0", "2", None),        # nn.Sequential(Linear, activation, Linear): exactly these two
     ("c_fc", "c_proj", None),   # GPT-2 (Conv1D: stored (in, out)) or GPT-Neo, BigCode (Linear)
+    ("w3", "w2", "w1"),         # Mixtral's experts (experts.N.w1 the gate): under experts.N. only
 )
 
 
@@ -75,6 +76,8 @@ def _two_layers_only(names, p: str, up: str) -> bool:
     dropped without a word: s44 blocks audit F0), or either pair inside a network the keys
     spell with a first or last layer named so (``input``, ``head``, ``fc_out``, …: F0b).  These
     two layouts are also the usual names of plain networks; the transformer layouts are not."""
+    if up == "w3":                    # generic names: a mixture of experts' expert only
+        return re.search(r"(^|\.)experts\.\d+\.$", p) is not None
     if up not in ("0", "fc1"):
         return True
     if up == "0" and not _sequential_pair(names, p):
@@ -286,7 +289,7 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
 
     Recognised layouts (weights (out, in)): ``{P}up_proj/down_proj[/gate_proj]``,
     ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, ``{P}dense_h_to_4h/dense_4h_to_h``,
-    ``{P}DenseReluDense.wi/wo`` (gated:
+    ``{P}experts.N.w1/w2/w3`` (Mixtral: w1 the gate, w3 up, w2 down), ``{P}DenseReluDense.wi/wo`` (gated:
     ``wi_0``, the gate, ``wi_1``, ``wo``), ``{P}0/{P}2`` (a Sequential of two Linear layers and
     an activation), and ``{P}c_fc/c_proj`` ((in, out) as GPT-2's Conv1D when the bias of ``c_fc``
     says so, else (out, in) as GPT-Neo's Linear), each ``.weight`` with optional ``.bias``.  When several
@@ -308,7 +311,7 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
     if prefix is not None:
         candidates = [c for c in candidates if c[0] == prefix or c[0] == prefix + "."]
     if not candidates:
-        known = ", ".join(f"{u}/{d}" for u, d, _ in LAYOUTS)
+        known = ", ".join("experts.N.w1/w2/w3" if u == "w3" else f"{u}/{d}" for u, d, _ in LAYOUTS)
         what = f" with prefix {prefix!r}" if prefix is not None else ""
         raise InputError(f"no MLP block found{what} (expected weight pairs {known})", source)
     if len(candidates) > 1 and len({c[0] for c in candidates}) == 1:   # --prefix cannot choose

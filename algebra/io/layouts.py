@@ -228,11 +228,12 @@ def _order_prefixes(prefixes: list[str], keys, source) -> list[str]:
             ordered = first + sorted(middle, key=numbers.__getitem__) + last
     if ordered is None:
         pairs = any(p.rstrip(".").endswith("fc1") for p in prefixes) and \
-            any(p.rstrip(".").endswith("fc2") for p in prefixes)
+            any(p.rstrip(".").endswith("fc2") for p in prefixes) or \
+            any(re.search(r"experts\.\d+\.w[123]$", p.rstrip(".")) for p in prefixes)
         raise InputError(f"cannot tell the order of the layers from the key names "
                          f"({_key_list(sorted(keys))}); name them 0.weight, 2.weight, … "
                          "(nn.Sequential), fc1.weight, fc2.weight, … or W1, b1, W2, …"
-                         + ("; its fc1/fc2 pairs as MLP blocks (a transformer's): netfibers info "
+                         + ("; its fc1/fc2 (or experts' w1/w2/w3) as MLP blocks (a transformer's): netfibers info "
                             "--block FILE, netfibers absorb FILE --activation A --all" if pairs
                             else ""), source)
     return ordered

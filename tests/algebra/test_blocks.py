@@ -243,3 +243,25 @@ def test_a_conv1d_pair_that_does_not_fit_names_the_shapes_stored():
     (b,) = find_blocks({n: v[0] for n, v in t.items()})
     assert b["problem"] == ("h.0.mlp.c_proj.weight has shape (3, 5), h.0.mlp.c_fc.weight (3, 5) "
                             "(GPT-2's Conv1D, stored (in, out)): not a block")
+
+
+def test_mixtral_experts_are_gated_blocks_and_generic_w1_w2_w3_are_not():
+    """Mixtral's experts (``block_sparse_moe.experts.N.w1/w2/w3``: w2(act(w1 x) * w3 x), w1 the
+    gate, s44) are read as gated blocks; the same names outside ``experts.N.`` are the usual
+    names of a plain network's layers and are not taken as a block."""
+    from algebra.io.blocks import find_blocks
+    up, gate, down = [[1.0, -1.0], [2.0, 0.5], [0.0, 1.0]], [[-1.0, 1.0], [1.0, 1.0], [3.0, 0.0]], \
+        [[1.0, 0.0, -2.0], [0.5, 1.0, 1.0]]
+    p = "model.layers.0.block_sparse_moe.experts.1."
+    t = {p + "w1.weight": _t(gate), p + "w3.weight": _t(up), p + "w2.weight": _t(down),
+         "model.layers.0.block_sparse_moe.gate.weight": _t([[1.0, 0.0]])}
+    b = block_from_tensors(t, activation="swiglu")
+    assert b.w_gate == QMatrix.from_rows([[-1, 1], [1, 1], [3, 0]])
+    assert b.w_up == QMatrix.from_rows([[1, -1], [2, "1/2"], [0, 1]])
+    assert b.w_down == QMatrix.from_rows([[1, 0, -2], ["1/2", 1, 1]])
+    (f,) = find_blocks({n: v[0] for n, v in t.items()})
+    assert (f["prefix"], f["layout"], f["gated"]) == (p, "w3/w1 (the gate)/w2", True)
+    plain = {"w1.weight": _t(gate), "w3.weight": _t(up), "w2.weight": _t(down)}
+    assert find_blocks({n: v[0] for n, v in plain.items()}, include_fc=True) == []
+    with pytest.raises(InputError, match="no MLP block found"):
+        block_from_tensors(plain, activation="swiglu")

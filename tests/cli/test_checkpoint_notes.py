@@ -113,5 +113,5 @@ def test_blocks_under_one_stage_get_the_note_and_a_transformer_file_points_to_bl
     assert any(w.startswith("the layers come in 2 numbered blocks of several layers each "
                             "(stages.0.blocks.0., stages.0.blocks.1.)") for w in warn)
     arrays.update({"model.layers.0.self_attn.q_proj.weight": r(4, 4), "embed.weight": r(9, 4)})
-    with pytest.raises(InputError, match="its fc1/fc2 pairs as MLP blocks"):
+    with pytest.raises(InputError, match="its fc1/fc2 \\(or experts. w1/w2/w3\\) as MLP blocks"):
         load(save_arrays(tmp_path / "full.npz", arrays))
