@@ -53,7 +53,7 @@ def register(sub, parent) -> None:
     p.add_argument("block", nargs="?", metavar="BLOCK", help="block file: netfibers.block JSON, or a state_dict "
                    "(.safetensors/.npz/.pt) with up_proj/down_proj[/gate_proj], fc1/fc2, "
                    "intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo "
-                   "(wi_0/wi_1/wo) or c_fc/c_proj (GPT-2)")
+                   "(wi_0/wi_1/wo), c_fc/c_proj (GPT-2) or experts.N.w1/w2/w3 (Mixtral)")
     p.add_argument("--activation", metavar="NAME",
                    help=f"activation, one of {', '.join(supported_activations())} (relu^p: any "
                         "integer p >= 2); required for weight files")
