@@ -55,7 +55,7 @@ def emit(args: argparse.Namespace, data: dict, text: str) -> None:
     it: README "Reading the answers")."""
     quiet()                                   # no heartbeat line inside the answer
     if getattr(args, "json", False):
-        print(json.dumps(jsonable(data), indent=1))
+        _out(json.dumps(jsonable(data), indent=1))
     else:
         ball = getattr(args, "ball", None)
         if isinstance(ball, str) and text:          # what --ball means, said where it decided
@@ -63,7 +63,22 @@ def emit(args: argparse.Namespace, data: dict, text: str) -> None:
             body, note = (text[:-len(EXACT_NOTE)].rstrip("\n"), f"\n{EXACT_NOTE}") \
                 if text.endswith(EXACT_NOTE) else (text, "")
             text = f"{body}\n  {_ball_line(ball)}{note}"
-        print(_with_exact_note(text, getattr(args, "exact", False)))
+        _out(_with_exact_note(text, getattr(args, "exact", False)))
+
+
+def _out(text: str) -> None:
+    """Print the answer; a reader that closed the pipe (``| head -1``, ``| grep -q``) does not
+    change the exit code: the rest goes nowhere and the command still exits with its verdict's
+    code (it exited 0 for "not absorbable" or "not equivalent" under ``set -o pipefail``: s44
+    blocks audit F10)."""
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
 
 
 def _ball_line(ball: str) -> str:

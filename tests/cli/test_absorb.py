@@ -330,3 +330,20 @@ def test_all_rerun_audit_named_first_last_layers_and_gates(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "m.1.: a gated block (up_proj/gate_proj/down_proj): use a gated activation" in err
     assert not certs.exists()
+
+
+def test_a_closed_stdout_keeps_the_verdicts_exit_code():
+    """``netfibers absorb … | head -1`` under ``set -o pipefail`` (s44 blocks audit F10): a reader
+    that closed the pipe made every command exit 0, even for "not absorbable"; the verdict's code
+    stays, and nothing is said on stderr."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    for block, code in (("block_P5b_reglu.json", 1), ("block_B.json", 0)):
+        p = subprocess.Popen([sys.executable, "-m", "netfibers", "absorb",
+                              str(root / "algebra" / "examples" / block), "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
+        p.stdout.close()                             # the reader is gone before the answer
+        err = p.stderr.read().decode()
+        assert p.wait() == code and err == ""
