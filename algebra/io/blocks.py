@@ -26,7 +26,7 @@ from .arrays import LazyTensors
 from .native import parse_matrix, parse_vector, read_json_text, require_regular_file
 
 __all__ = ["block_from_dict", "block_from_tensors", "load_block", "find_blocks", "gate_clash",
-           "LAYOUTS"]
+           "network_pairs_note", "LAYOUTS"]
 
 LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("up_proj", "down_proj", "gate_proj"),
@@ -69,13 +69,25 @@ def _sequential_pair(names, p: str) -> bool:
     return numbered == {"0.weight", "2.weight"}
 
 
-def _two_layers_only(names, p: str, up: str) -> bool:
-    """False when the pair ``{p}{up}``/… is part of a longer chain, not a block: a
-    ``Sequential`` with more than its ``0``/``2`` (:func:`_sequential_pair`), ``fc1``/``fc2``
-    beside an ``fc3`` (a plain fc1 -> fc2 -> fc3 network was decided as the block fc1/fc2, fc3
-    dropped without a word: s44 blocks audit F0), or either pair inside a network the keys
-    spell with a first or last layer named so (``input``, ``head``, ``fc_out``, …: F0b).  These
-    two layouts are also the usual names of plain networks; the transformer layouts are not."""
+_TRANSFORMER_PARTS = re.compile(r"(attn|attention|q_proj|k_proj|v_proj|qkv|query|embed|wte|wpe|"
+                                r"lm_head|shared\.weight|up_proj|down_proj|gate_proj|"
+                                r"intermediate\.dense|dense_h_to_4h|DenseReluDense|c_fc|experts\.)",
+                                re.I)
+"""Names that only a transformer's state_dict holds (its attention, embeddings, the other MLP
+layouts): beside them ``fc1``/``fc2`` and ``0``/``2`` pairs are its MLP blocks (a LayerNorm is not
+one: a plain network may have it too)."""
+
+
+def _two_layers_only(names, p: str, up: str, shape_of=None) -> bool:
+    """Whether the pair ``{p}{up}``/… may be read as a block.  The transformer layouts always;
+    Mixtral's ``w1/w2/w3`` only under ``experts.N.``; ``fc1``/``fc2`` and ``0``/``2``, the usual
+    names of plain networks too, only when nothing else in the file is a layer of a network
+    around them: the pair is the file's only tensors of 2 or more dimensions, or the file is a transformer's
+    (:data:`_TRANSFORMER_PARTS`), or every tensor of 2 or more dimensions is such a pair in numbered blocks of its
+    own (``layers.N.fc1/fc2``).  Otherwise the pair is two layers of a network (a plain
+    fc1 -> fc2 -> fc3, with a head, an ``fc3.weight_orig``, a BatchNorm between: the third
+    layer was dropped without a word, s44 blocks audits F0, F0b, N1).  *shape_of(name)*: a
+    tensor's shape (default: ``names[name]``, a shapes dict)."""
     if up == "w3":                    # generic names: a mixture of experts' expert only
         return re.search(r"(^|\.)experts\.\d+\.$", p) is not None
     if up not in ("0", "fc1"):
@@ -84,21 +96,70 @@ def _two_layers_only(names, p: str, up: str) -> bool:
         return False
     if up == "fc1":
         numbered = {n[len(p):] for n in names if n.startswith(p)
-                    and re.fullmatch(r"fc_?\d+\.weight", n[len(p):])}
+                    and re.fullmatch(r"fc_?\d+\.weight.*", n[len(p):])}
         if numbered != {"fc1.weight", "fc2.weight"}:
             return False
-    from .layouts import layer_order
-    try:
-        order, _ = layer_order(list(names))
-    except InputError:                # not a network's keys (a transformer's state_dict, …)
-        return True
-    weights = [w for w, _ in order]
-    pair = {f"{p}{up}.weight", f"{p}{'2' if up == '0' else 'fc2'}.weight"}
-    if len(weights) <= 2 or not pair <= set(weights):
-        return True
-    from .arrays import _numbered_blocks     # the pair is one whole numbered block (a
-    return any(pair == {w for w in weights if w.startswith(b)}       # transformer's
-               for b in _numbered_blocks(weights))                    # layers.N.fc1/fc2)
+    return _generic_pair_alone(names, p, up, shape_of) is None
+
+
+def network_pairs_note(names, shape_of=None) -> str:
+    """Why the ``fc1/fc2`` or ``0/2`` pairs of a file were not taken as blocks (the sentence
+    that ends a "no MLP block found"), or ""."""
+    for n in names:
+        for up, down in (("fc1", "fc2"), ("0", "2")):
+            tail = f"{up}.weight"
+            if (n == tail or n.endswith("." + tail)) and f"{n[:-len(tail)]}{down}.weight" in names:
+                p = n[:-len(tail)]
+                others = (_generic_pair_alone(names, p, up, shape_of) if
+                          (up != "0" or _sequential_pair(names, p)) else "more numbered layers")
+                if others:
+                    return (f"; {p}{up}/{down} are two layers of a network here, not a block: the "
+                            f"file has other layers ({others}); save the block alone (or with its "
+                            "transformer) to read it as one")
+    return ""
+
+
+def _shape_of(tensors):
+    """A tensor's shape in a state_dict ``{name: (shape, values)}`` or a :class:`LazyTensors`."""
+    if isinstance(tensors, LazyTensors):
+        return tensors.shape
+    return lambda n: tensors[n][0]
+
+
+def _is_pair(group) -> bool:
+    """Is *group* (tensor names) exactly one ``fc1/fc2`` or ``0/2`` pair under one prefix?"""
+    if len(group) != 2:
+        return False
+    a, b = sorted(group)
+    for u, d in (("fc1.weight", "fc2.weight"), ("0.weight", "2.weight")):
+        stem = a[:-len(u)]
+        if a.endswith(u) and b == stem + d and (stem == "" or stem.endswith(".")):
+            return True
+    return False
+
+
+def _generic_pair_alone(names, p: str, up: str, shape_of=None) -> str | None:
+    """None when the ``fc1/fc2`` or ``0/2`` pair under *p* stands alone as a block (see
+    :func:`_two_layers_only`); else the other layers that make it part of a network."""
+    if shape_of is None:
+        shapes = names
+        shape_of = shapes.__getitem__
+    down = "2" if up == "0" else "fc2"
+    pair = {f"{p}{up}.weight", f"{p}{down}.weight"}
+    keys = list(names)
+    if any(_TRANSFORMER_PARTS.search(n) for n in keys):
+        return None
+    flat = [n for n in keys if len(tuple(shape_of(n))) >= 2]     # (a conv kernel is a layer too)
+    others = [n for n in flat if n not in pair]
+    if not others:
+        return None
+    from .arrays import _numbered_blocks
+    blocks = _numbered_blocks(flat)
+    groups = [{n for n in flat if n.startswith(b)} for b in blocks]
+    if (len(blocks) >= 2 and sum(map(len, groups)) == len(flat) and all(map(_is_pair, groups))
+            and pair in groups):
+        return None                   # layers.N.fc1/fc2 and nothing else: a stack of blocks
+    return ", ".join(sorted(others)[:3]) + (", …" if len(others) > 3 else "")
 
 
 _BLOCK_KEYS = {"format", "version", "activation", "w_up", "w_down", "w_gate", "skip", "b_up",
@@ -306,14 +367,15 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
         for name in tensors:
             if name.endswith(suffix) and (name == suffix or name[:-len(suffix)].endswith(".")):
                 p = name[:-len(suffix)]
-                if f"{p}{down}.weight" in tensors and _two_layers_only(tensors, p, up):
+                if f"{p}{down}.weight" in tensors and _two_layers_only(tensors, p, up, _shape_of(tensors)):
                     candidates.append((p, up, down, gate))
     if prefix is not None:
         candidates = [c for c in candidates if c[0] == prefix or c[0] == prefix + "."]
     if not candidates:
         known = ", ".join("experts.N.w1/w2/w3" if u == "w3" else f"{u}/{d}" for u, d, _ in LAYOUTS)
         what = f" with prefix {prefix!r}" if prefix is not None else ""
-        raise InputError(f"no MLP block found{what} (expected weight pairs {known})", source)
+        raise InputError(f"no MLP block found{what} (expected weight pairs {known})"
+                         + network_pairs_note(tensors, _shape_of(tensors)), source)
     if len(candidates) > 1 and len({c[0] for c in candidates}) == 1:   # --prefix cannot choose
         layouts = " and ".join(f"{c[1]}/{c[2]}" for c in candidates)
         raise InputError(f"two MLP layouts under the prefix {candidates[0][0]!r} ({layouts}): "

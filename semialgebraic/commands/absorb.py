@@ -156,9 +156,11 @@ def _cmd_all(args) -> int:
         msg = str(exc)
         fail(msg if str(path) in msg else f"{path}: {msg}")
     if not found:
+        from algebra.io.blocks import network_pairs_note
+        shapes = read_shapes(path)
         fail(f"{path}: no MLP block found (expected weight pairs up_proj/down_proj (+gate_proj), "
              "intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo, "
-             "c_fc/c_proj or fc1/fc2)")
+             "c_fc/c_proj, experts.N.w1/w2/w3 or fc1/fc2)" + network_pairs_note(shapes))
     bad = [b for b in found if b["problem"]]
     if bad:
         fail(f"{path}: {bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}")

@@ -183,8 +183,10 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
                              f"is for batch absorb (the MLP blocks of weight files), not {job}")
         for k, it in enumerate(items):
             it["index"] = k
-            if activation is not None and it.get("activation") in (None, ""):
-                it["activation"] = activation       # (an item's own column wins)
+            if (activation is not None and it.get("activation") in (None, "")
+                    and not it["paths"][0].lower().endswith(".json")):
+                it["activation"] = activation       # (an item's own column wins; a block JSON
+                                                    # file says its own, a column overrides it)
         _check_domains(job, manifest, items, defaults)
         old = read_records(out)
         _check_resume(job, out, items, old, defaults)
@@ -324,6 +326,14 @@ def _check_resume(job, out, items, old, defaults) -> None:
         if r.get("job", job) != job:
             raise InputError(f"holds records of the job {r['job']}, this run is {job}: write to "
                              "another --out", source=str(out))
+    if job == "absorb":               # another activation is another question (s44 rerun N3)
+        acts = {it["id"]: it.get("activation") for it in items}
+        for r in old:
+            if r["id"] in acts and r.get("status") != "error" and r.get("activation") != acts[r["id"]]:
+                raise InputError(f"holds a record of item {r['id']!r} for the activation "
+                                 f"{r.get('activation') or 'of its file'}, this run asks "
+                                 f"{acts[r['id']] or 'that of its file'}: write to another --out",
+                                 source=str(out))
     if job not in DOMAIN_JOBS:
         return
     by_id = {it["id"]: item_domain_spec(it, defaults) for it in items}

@@ -267,13 +267,15 @@ def _absorb(item, blobs, timeout, box):
     every block is, not absorbable when one is not, else undecided; ``blocks`` lists each
     block's verdict and its certificate, written beside the others)."""
     path = item["paths"][0]
+    act = item.get("activation")
     if Path(path).suffix.lower() == ".json":
         (block,) = load_item(item, blobs, block=True)
-        v = absorbable(block, timeout=timeout)
-        rec = _verdict(v)
+        v = absorbable(block, timeout=timeout, activation=act or None)   # (a column overrides
+        rec = _verdict(v)                                               # the file's, N4)
         rec["verdict"] = _ABSORB_WORDS[v.answer]
+        if act:
+            rec["activation"] = act
         return rec
-    act = item.get("activation")
     if act in (None, ""):
         raise SemialgebraicError(f"{path}: a weight file does not say its activation: pass "
                                  "batch --activation (e.g. relu, gelu, swiglu) or an activation "
@@ -295,10 +297,12 @@ def _absorb_blocks(local: str, shown: str, activation: str, timeout) -> dict:
     except AlgebraError as exc:
         raise type(exc)(str(exc).replace(local, shown)) from None
     if not found:
+        from algebra.io.blocks import network_pairs_note
         raise SemialgebraicError(f"{shown}: no MLP block found (expected weight pairs up_proj/"
                                  "down_proj (+gate_proj), intermediate.dense/output.dense, "
-                                 "dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo, c_fc/c_proj "
-                                 "or fc1/fc2)")
+                                 "dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo, c_fc/c_proj, "
+                                 "experts.N.w1/w2/w3 or fc1/fc2)"
+                                 + network_pairs_note(read_shapes(local)))
     bad = [b for b in found if b["problem"]]
     if bad:
         raise SemialgebraicError(f"{shown}: {bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}")
@@ -306,6 +310,8 @@ def _absorb_blocks(local: str, shown: str, activation: str, timeout) -> dict:
     clash = gate_clash(found, activation)
     if clash:
         raise SemialgebraicError(f"{shown}: {clash}")
+    from algebra.io.arrays import int_code_dtypes, int_codes_note
+    small = int_code_dtypes(local, [b["prefix"] for b in found])
     budget = Budget(timeout=timeout)
     blocks, certs = [], []
     for b in found:
@@ -331,6 +337,8 @@ def _absorb_blocks(local: str, shown: str, activation: str, timeout) -> dict:
            "answer": answer, "method": "absorb --all", "reason": reason, "activation": activation,
            "blocks": blocks, "certificate": None,
            "block_certificates": certs}
+    if small:                         # (as absorb says it: s44 rerun N6)
+        rec["notes"] = [int_codes_note(small, "block")]
     return rec
 
 

@@ -319,8 +319,22 @@ def test_all_rerun_audit_named_first_last_layers_and_gates(tmp_path, capsys):
         assert main(["absorb", str(path), "--activation", "relu"]) == 2
         assert "no MLP block found" in capsys.readouterr().err
     keys = {"l.0.fc1.weight": (5, 3), "l.0.fc2.weight": (3, 5), "l.1.fc1.weight": (5, 3),
-            "l.1.fc2.weight": (3, 5), "head.weight": (2, 3)}
+            "l.1.fc2.weight": (3, 5)}                       # numbered pairs alone: blocks
     assert [b["prefix"] for b in find_blocks(keys, include_fc=True)] == ["l.0.", "l.1."]
+    keys["head.weight"] = (2, 3)      # with a head and nothing of a transformer: a network (N1)
+    assert find_blocks(keys, include_fc=True) == []
+    keys["l.0.self_attn.q_proj.weight"] = (3, 3)           # a transformer's: its MLP blocks
+    assert [b["prefix"] for b in find_blocks(keys, include_fc=True)] == ["l.0.", "l.1."]
+    for extra in ({"bn.weight": (3,), "bn.running_mean": (3,), "head.weight": (2, 3)},   # N1
+                  {"scale": (1,), "out.weight": (2, 3)}, {"fc3.weight_orig": (2, 3), "fc3.weight_mask": (2, 3)},
+                  {"conv.weight": (3, 1, 3, 3)}, {"linear.weight": (2, 3)}):
+        keys = {"fc1.weight": (5, 3), "fc2.weight": (3, 5), **extra}
+        assert find_blocks(keys, include_fc=True) == [], extra
+    path = tmp_path / "n1.npz"
+    np.savez(path, **{"fc1.weight": w(5, 3), "fc2.weight": w(3, 5), "out.weight": w(2, 3), "scale": w(1)})
+    assert main(["absorb", str(path), "--activation", "relu", "--all"]) == 2
+    assert ("fc1/fc2 are two layers of a network here, not a block: the file has other layers "
+            "(out.weight)") in capsys.readouterr().err
     late = tmp_path / "late.npz"
     np.savez(late, **{"m.0.up_proj.weight": w(4, 2), "m.0.down_proj.weight": w(2, 4),
                       "m.1.up_proj.weight": w(4, 2), "m.1.gate_proj.weight": w(4, 2),

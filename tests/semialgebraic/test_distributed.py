@@ -573,3 +573,34 @@ def test_batch_absorb_decides_every_block_of_weight_files(tmp_path):
     with pytest.raises(InputError, match="--activation is for batch absorb"):
         run_batch("dim", str(zoo), str(tmp_path / "r4.jsonl"), workers=0, progress=False,
                   activation="relu")
+
+
+def test_batch_absorb_rerun_audit_activation_resume_json_column_and_int8(tmp_path):
+    """s44 rerun audit: N3 a rerun with another activation reported the old verdicts (refused
+    now: another question); N4 an activation column on a block JSON item was ignored (it
+    overrides the file's, as absorb FILE.json --activation does); N6 int8 block weights get
+    the quantised-codes note in the record too."""
+    import numpy as np
+    zoo = tmp_path / "zoo"
+    zoo.mkdir()
+    up, down = [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]          # absorbable under ReLU
+    np.savez(zoo / "i8.npz", **{"m.0.mlp.up_proj.weight": np.array(up, dtype=np.int8),
+                                "m.0.mlp.down_proj.weight": np.array(down, dtype=np.int8)})
+    out = tmp_path / "r.jsonl"
+    run_batch("absorb", str(zoo), str(out), workers=0, progress=False, activation="relu")
+    (r,) = read_records(out)
+    assert r["verdict"] == "absorbable" and "int8 tensors read as the integers stored" in r["notes"][0]
+    with pytest.raises(InputError, match="for the activation relu, this run asks tanh"):
+        run_batch("absorb", str(zoo), str(out), workers=0, progress=False, activation="tanh")
+    js = tmp_path / "b.json"
+    js.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                              "w_up": up, "w_down": down}))
+    man = tmp_path / "m.csv"
+    man.write_text(f"model,activation\n{js},\n")
+    run_batch("absorb", str(man), str(tmp_path / "a.jsonl"), workers=0, progress=False,
+              activation="tanh")                   # --activation: not for a JSON block file
+    assert read_records(tmp_path / "a.jsonl")[0]["verdict"] == "absorbable"
+    man.write_text(f"model,activation\n{js},tanh\n")  # its column overrides the file's
+    run_batch("absorb", str(man), str(tmp_path / "b.jsonl"), workers=0, progress=False)
+    (r,) = read_records(tmp_path / "b.jsonl")
+    assert r["verdict"] == "not absorbable" and r["activation"] == "tanh"
