@@ -189,6 +189,8 @@ def _cmd_all(args) -> int:
                             "before a decision", ())
         word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
         stem = (prefix.rstrip('.') or 'block').replace('/', '_').replace('\\', '_')
+        if stem in (".", "..") or stem.startswith(".") or len(stem.encode()) > 200:
+            stem = f"block{len(rows)}"     # (a file name that cannot be: s44 rerun audit N5)
         name = f"{stem}.json"
         if name.lower() in used:        # two prefixes, one file name ('a/b.', 'a_b.'): the block's
             name = f"{stem}.{len(rows)}.json"                   # index keeps each its own file
