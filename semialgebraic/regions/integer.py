@@ -75,7 +75,9 @@ def int_matmul(A, B, row_bound=None):
             return A.astype(np.int64) @ B.astype(np.int64)
         if A.shape[0] * A.shape[1] * B.shape[1] > _FLINT_FROM:
             return _flint_matmul(A, B)
-    return _as_object(A) @ _as_object(B)
+    from ..budget import signals_after
+    with signals_after():       # (a Ctrl-C raised inside numpy's object loop: see signals_after)
+        return _as_object(A) @ _as_object(B)
 
 
 _FLINT_FROM = 10 ** 6
