@@ -481,9 +481,14 @@ def signals_after():
     handler run, its exception raised — when the block ends.  For a short C loop that calls
     back into Python arithmetic: numpy's object-array matmul over Python integers lets the
     interpreter's signal check inside a big-integer product raise mid-loop (where ~60 % of the
-    Ctrl-Cs of a ``conserved`` walk landed), and after such Ctrl-Cs a process later died of a
-    corrupted small-object heap (s44: twice in ~700 tries, one core dump).  Only on the main
-    thread, and only for short work: a held signal waits for the block to end
+    Ctrl-Cs of a ``conserved`` walk landed).  When it raises at the first product of an output
+    element, numpy 2.4's ``OBJECT_matmul_inner_noblas`` decrefs the *previous* element's sum,
+    already stored in the output (``Py_XDECREF(sum_of_products)`` on its error path, the variable
+    not reset): that element is freed while the output still holds it, and freed again when
+    the output is — a use-after-free that later crashed the process at an unrelated allocation
+    (s44: twice in ~700 Ctrl-Cs, a core dump with a corrupted pymalloc free list; the freeing
+    reproduced with a ``__mul__`` that raises).  Only on the main thread, and only for short
+    work: a held signal waits for the block to end
     (tests/semialgebraic/test_signals_after.py)."""
     if threading.current_thread() is not threading.main_thread():
         yield

@@ -76,8 +76,9 @@ def int_matmul(A, B, row_bound=None):
         if A.shape[0] * A.shape[1] * B.shape[1] > _FLINT_FROM:
             return _flint_matmul(A, B)
     from ..budget import signals_after
-    with signals_after():       # (a Ctrl-C raised inside numpy's object loop: see signals_after)
-        return _as_object(A) @ _as_object(B)
+    with signals_after():       # (an exception raised inside numpy's object matmul loop at an
+        return _as_object(A) @ _as_object(B)    # element's first product frees the element
+                                                # before it, still in the output: numpy 2.4)
 
 
 _FLINT_FROM = 10 ** 6
@@ -416,7 +417,9 @@ class ClassInts:
         p = int_point(y)
         if self._K64 is not None and self._kb * max(map(abs, p)) <= _LIMIT:
             return self._K64 @ np.array(p, dtype=np.int64)
-        return self.K @ np.array(p, dtype=object)
+        from ..budget import signals_after
+        with signals_after():           # (numpy's object matmul and a Ctrl-C: see int_matmul)
+            return self.K @ np.array(p, dtype=object)
 
     def signs(self, points):
         """Signs of every ``ℓ_t`` at each rational point of *points* (an int64 array, one
@@ -447,7 +450,9 @@ class ClassInts:
             if kb * max((abs(v) for c in cols for v in c), default=0) <= _LIMIT:
                 return np.sign(self._K64 @ np.array(cols, dtype=np.int64).T)
             return int_signs(self._K64, kb, cols)
-        V = self.K @ np.array(cols, dtype=object).T
+        from ..budget import signals_after
+        with signals_after():
+            V = self.K @ np.array(cols, dtype=object).T
         return (V > 0).astype(np.int64) - (V < 0).astype(np.int64)
 
     def gram(self):

@@ -68,3 +68,4 @@ def test_the_object_matmul_finishes_before_a_ctrl_c_and_is_exact():
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, old)
+
