@@ -26,7 +26,7 @@ from .arrays import LazyTensors
 from .native import parse_matrix, parse_vector, read_json_text, require_regular_file
 
 __all__ = ["block_from_dict", "block_from_tensors", "load_block", "find_blocks", "gate_clash",
-           "network_pairs_note", "LAYOUTS"]
+           "network_pairs_note", "checkpoint_blocks", "EXPECTED_PAIRS", "LAYOUTS"]
 
 LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("up_proj", "down_proj", "gate_proj"),
@@ -327,6 +327,33 @@ def find_blocks(shapes: dict, *, include_fc: bool = False) -> list[dict]:
             b["problem"] = (f"two MLP layouts under the prefix {b['prefix']!r} "
                             f"({' and '.join(same)}): save the one block to analyse on its own")
     return out
+
+
+EXPECTED_PAIRS = ("up_proj/down_proj (+gate_proj), intermediate.dense/output.dense, "
+                  "dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo, c_fc/c_proj, "
+                  "experts.N.w1/w2/w3 or fc1/fc2")
+"""The block layouts, as the messages of the commands that list a file's blocks name them."""
+
+
+def checkpoint_blocks(path, activation: str) -> list:
+    """The MLP blocks of the weight file *path* (:func:`find_blocks`, from the headers), in file
+    order, when every one can be read with *activation*; else :class:`InputError` naming the
+    file: no block (and why its ``fc1/fc2`` pairs are not), an unreadable block, a gate clash
+    (:func:`gate_clash`).  Checked before any block is decided (``absorb --all``, ``batch
+    absorb``)."""
+    from .arrays import read_shapes
+    shapes = read_shapes(path)
+    found = find_blocks(shapes, include_fc=True)
+    if not found:
+        raise InputError(f"no MLP block found (expected weight pairs {EXPECTED_PAIRS})"
+                         + network_pairs_note(shapes), str(path))
+    bad = [b for b in found if b["problem"]]
+    if bad:
+        raise InputError(f"{bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}", str(path))
+    clash = gate_clash(found, activation)
+    if clash:
+        raise InputError(clash, str(path))
+    return found
 
 
 def gate_clash(found: list, activation: str) -> str | None:

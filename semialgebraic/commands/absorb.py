@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from algebra.blocks import Block
-from algebra.io.blocks import gate_clash, load_block
+from algebra.io.blocks import checkpoint_blocks, load_block
 from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_matrix, read_json_text
 
@@ -139,8 +139,6 @@ def _cmd_all(args) -> int:
     layer), decided in file order under one shared budget; each block is read only when its
     turn comes (a large checkpoint is never held whole), the certificates are written at the
     end (nothing is written when a block cannot be read)."""
-    from algebra.io.arrays import read_shapes
-    from algebra.io.blocks import find_blocks
     path = args.block
     if Path(path).suffix.lower() == ".json":
         fail(f"{path}: --all reads the MLP blocks of a weight file (.safetensors/.npz/.pt); a "
@@ -151,22 +149,10 @@ def _cmd_all(args) -> int:
         fail(f"{path}: a weight file does not say its activation: pass --activation (e.g. relu, "
              "gelu, swiglu)")
     try:
-        found = find_blocks(read_shapes(path), include_fc=True)
+        found = checkpoint_blocks(path, args.activation)
     except AlgebraError as exc:
         msg = str(exc)
         fail(msg if str(path) in msg else f"{path}: {msg}")
-    if not found:
-        from algebra.io.blocks import network_pairs_note
-        shapes = read_shapes(path)
-        fail(f"{path}: no MLP block found (expected weight pairs up_proj/down_proj (+gate_proj), "
-             "intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo, "
-             "c_fc/c_proj, experts.N.w1/w2/w3 or fc1/fc2)" + network_pairs_note(shapes))
-    bad = [b for b in found if b["problem"]]
-    if bad:
-        fail(f"{path}: {bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}")
-    clash = gate_clash(found, args.activation)
-    if clash:                         # (found at its turn, after the others' work: s44 audit F9)
-        fail(f"{path}: {clash}")
     if args.certificate and Path(args.certificate).exists() and not Path(args.certificate).is_dir():
         fail(f"{args.certificate}: with --all, --certificate names a directory (one certificate "
              "per block), and this is a file")

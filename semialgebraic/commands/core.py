@@ -21,7 +21,7 @@ from algebra.exceptions import AlgebraError
 from algebra.dyadic import network_bit_sizes
 from algebra.io.arrays import read_shapes
 from algebra.io.layouts import BlockLayoutError
-from algebra.io.blocks import find_blocks
+from algebra.io.blocks import EXPECTED_PAIRS, find_blocks
 from algebra.io.exact import rounded_network
 from algebra.io.nnet import nnet_input_box, nnet_normalisation
 from algebra.network import Network
@@ -221,9 +221,7 @@ def _info_blocks(args) -> int:
         msg = str(exc)
         fail(msg if str(args.net) in msg else f"{args.net}: {msg}")
     if not blocks:
-        fail(f"{args.net}: no MLP block found (expected weight pairs up_proj/down_proj "
-             "(+gate_proj), intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, "
-             "DenseReluDense.wi/wo, c_fc/c_proj or fc1/fc2)")
+        fail(f"{args.net}: no MLP block found (expected weight pairs {EXPECTED_PAIRS})")
     bias = any(b.get("bias") for b in blocks)      # (a user audit: biases were not in the form)
     form = ("x + W_down σ(W_up x + b_up) + b_down" if bias else "x + W_down σ(W_up x)")
     if any(b.get("gated") for b in blocks):         # (s44 blocks audit F6: the gate was not in it)

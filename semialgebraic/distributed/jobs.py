@@ -290,26 +290,12 @@ def _absorb(item, blobs, timeout, box):
 
 def _absorb_blocks(local: str, shown: str, activation: str, timeout) -> dict:
     """The record of every MLP block of the weight file *local* (named *shown*)."""
-    from algebra.io.arrays import read_shapes
-    from algebra.io.blocks import find_blocks
+    from algebra.io.blocks import checkpoint_blocks
     try:
-        found = find_blocks(read_shapes(local), include_fc=True)
+        found = checkpoint_blocks(local, activation)
     except AlgebraError as exc:
-        raise type(exc)(str(exc).replace(local, shown)) from None
-    if not found:
-        from algebra.io.blocks import network_pairs_note
-        raise SemialgebraicError(f"{shown}: no MLP block found (expected weight pairs up_proj/"
-                                 "down_proj (+gate_proj), intermediate.dense/output.dense, "
-                                 "dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo, c_fc/c_proj, "
-                                 "experts.N.w1/w2/w3 or fc1/fc2)"
-                                 + network_pairs_note(read_shapes(local)))
-    bad = [b for b in found if b["problem"]]
-    if bad:
-        raise SemialgebraicError(f"{shown}: {bad[0]['prefix'] or '(no prefix)'}: {bad[0]['problem']}")
-    from algebra.io.blocks import gate_clash
-    clash = gate_clash(found, activation)
-    if clash:
-        raise SemialgebraicError(f"{shown}: {clash}")
+        msg = str(exc).replace(local, shown)
+        raise type(exc)(msg if shown in msg else f"{shown}: {msg}") from None
     from algebra.io.arrays import int_code_dtypes, int_codes_note
     small = int_code_dtypes(local, [b["prefix"] for b in found])
     budget = Budget(timeout=timeout)
