@@ -131,7 +131,7 @@ def cmd_conserved(args) -> int:
             source = f"regions of R^{net.n_inputs}"
         with phase("walking the regions"):
             walk = _regions(net, domain=domain, budget=budget)
-        patterns = [r.pattern for r in walk]
+        patterns = walk.patterns()
         complete = bool(getattr(walk, "complete", not budget.exhausted()))
         if not complete:
             walk_reason = _walk_reason(budget, args.timeout, len(patterns))

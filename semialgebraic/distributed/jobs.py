@@ -392,7 +392,7 @@ def _conserved(item, blobs, timeout, box):
     # (with all of it, an item's laws ran past its timeout)
     budget = Budget(timeout=None if timeout is None else 0.7 * timeout)
     walk = regions(net, budget=budget)
-    patterns = [r.pattern for r in walk]
+    patterns = walk.patterns()
     complete = bool(getattr(walk, "complete", not budget.exhausted()))
     res = conservation_laws(net, samples_from_patterns(patterns), timeout=total.remaining(),
                             complete=complete)

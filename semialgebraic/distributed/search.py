@@ -570,11 +570,14 @@ def regions_cell(net_json: dict, timeout, cell, box=None) -> dict:
     walk = regions(net, domain=cover.cell_domain(cell), budget=budget, multipliers=box is not None)
     shift = None if box is None else cover.shifts(net.n_hidden, cell, *box)
     found = []
-    for r in walk:
-        rec = {"pattern": list(r.pattern), "point": [q_json(v) for v in r.point]}
-        if shift is not None and cover.inside(r, shift):
-            rec["piece"] = cover.as_piece(r, net.n_hidden, net.n_inputs, shift)
-        found.append(rec)
+    try:
+        for r in walk:
+            rec = {"pattern": list(r.pattern), "point": [q_json(v) for v in r.point]}
+            if shift is not None and cover.inside(r, shift):
+                rec["piece"] = cover.as_piece(r, net.n_hidden, net.n_inputs, shift)
+            found.append(rec)
+    except KeyboardInterrupt:       # landed in this loop, between two regions: the walk ends too
+        walk.stop()
     if budget.interrupted:          # Ctrl-C in this process (serial): the client stops too
         return {"regions": found, "complete": False, "interrupted": True}
     return {"regions": found, "complete": bool(walk.complete)}
