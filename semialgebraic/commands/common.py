@@ -148,6 +148,44 @@ def units_report(space: str | None, domain: Domain, exact: bool = False) -> tupl
             "(x - mean) / range and outputs")
 
 
+def domain_words(domain: Domain, exact: bool = False) -> str:
+    """The domain of a command's answer in words, long ends as ≈ decimals unless *exact*.
+
+    >>> domain_words(Domain.cube(2, -1, 1)), domain_words(Domain.whole(3))
+    ('the cube [-1, 1]^2', 'R^3')
+    >>> domain_words(Domain.orthant(2)), domain_words(Domain([0, None], [1, 2], [([1, 1], 1)]))
+    ('the orthant x >= 0 of R^2', 'the box [0, 1] x [-inf, 2] cut by 1 half-space')
+    """
+    from .display import numbers        # long ends as ≈ decimals unless --exact
+    d, k = domain.dim, len(domain.halfspaces)
+    cut = f" cut by {k} half-space{'s' * (k != 1)}" if k else ""
+    if all(v is None for v in domain.lo + domain.hi):
+        return f"R^{d}{cut}"
+    if all(v == 0 for v in domain.lo) and all(v is None for v in domain.hi):
+        return f"the orthant x >= 0 of R^{d}{cut}"
+    side = [f"[{'-inf' if lo is None else numbers([lo], exact)}, {'inf' if hi is None else numbers([hi], exact)}]"
+            for lo, hi in zip(domain.lo, domain.hi)]
+    if len(set(side)) == 1:
+        return f"the {'cube' if None not in domain.lo + domain.hi else 'box'} {side[0]}^{d}{cut}"
+    return "the box " + " x ".join(side) + cut
+
+
+def with_domain(data: dict, text: str, domain: Domain, exact: bool = False) -> str:
+    """*text* with the line naming the domain of its answer after its first line, and *data* with
+    the key ``domain`` (``text``, and the exact ``lo``, ``hi``, ``halfspaces``): an answer saved
+    alone says where it holds (s45 fibers audit F1: ``dim --box`` gave 4 where R^2 gives 10, and
+    neither said which)."""
+    first, nl, rest = text.partition("\n")
+    return f"{first}{domain_line(data, domain, exact)}{nl}{rest}"
+
+
+def domain_line(data: dict, domain: Domain, exact: bool = False) -> str:
+    """The line ``"\\n  domain: …"`` of :func:`with_domain` (and its JSON key set in *data*), for a
+    report that places it itself (``equiv``: after the counterexample's lines)."""
+    data.setdefault("domain", {"text": domain_words(domain, True), **domain.to_json()})
+    return f"\n  domain: {domain_words(domain, exact)}"
+
+
 def is_existing_file(text: str) -> bool:
     """Whether *text* names an existing regular file (:func:`algebra.io.domain_text.is_existing_file`)."""
     return domain_text.is_existing_file(text)

@@ -56,7 +56,8 @@ from ..sets import interior_point
 from ..verdict import Verdict
 from . import display
 from .common import (check_output_dir, is_existing_file, load_network, load_pair_in_units, parse_box,
-                     parse_domain, units_report)
+                     parse_domain, units_report, with_domain,
+                     domain_line)
 from .help import describe
 
 __all__ = ["register"]
@@ -227,6 +228,7 @@ def cmd_equiv(args) -> int:
         data["note"] = note = _ON_BOX_NOTE
         note = "\n  " + note
     text = equiv_text(v, exact=args.exact)
+    note = domain_line(data, parse_domain(args, a.n_inputs, a), args.exact) + note
     legend = "\n" + display.EXACT_NOTE
     if text.endswith(legend):           # the notes first, the ≈ legend last
         text = text[:-len(legend)] + note + line + legend
@@ -300,8 +302,9 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
         data = {"answer": True, "epsilon": str(eps), "lower": "0", "upper": "0", "complete": True,
                 "max_deviation": "0", "method": f"equality ({same.method})", "reason": same.reason,
                 "decided": True, **units}
-        emit(args, data, f"max |a - b| <= {q_str(eps)} (a and b are equal on the domain, "
-                         f"{same.method}: {same.reason})" + line)
+        emit(args, data, with_domain(data, f"max |a - b| <= {q_str(eps)} (a and b are equal on the "
+                                           f"domain, {same.method}: {same.reason})" + line, dom,
+                                     args.exact))
         return 0
     answer, r = epsilon_equivalent(a, b, dom, eps, budget=budget, copies=True)
     # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
@@ -326,7 +329,7 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
                 f"({r.reason})" if r.upper is not None else
                 f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
     text += _checked_note(r, written)
-    emit(args, data, text + line)
+    emit(args, data, with_domain(data, text + line, dom, args.exact))
     return {True: 0, False: 1, None: 3}[answer]
 
 
@@ -428,7 +431,7 @@ def cmd_diff(args) -> int:
     data = {**dev.to_json(), **units}
     if not dev.complete:             # "inf" is reserved for a proved unbounded supremum
         data["reason"] = f"{dev.reason}; no upper bound within the budget"
-    emit(args, data, text)          # JSON "method" says which decided (README output unchanged)
+    emit(args, data, with_domain(data, text, dom, args.exact))   # JSON "method": which decided
     return 0 if dev.complete else 3
 
 
@@ -448,7 +451,7 @@ def _cmd_diff_walk(args, a, b, dom, units: dict, line: str, budget: Budget) -> i
     data = {**dev.to_json(), **units}
     if not dev.complete:
         data["reason"] = f"{dev.reason}; no upper bound within the budget"
-    emit(args, data, text)
+    emit(args, data, with_domain(data, text, dom, args.exact))
     return 0 if dev.complete else 3
 
 
@@ -481,7 +484,8 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
     if walk:
         text += f"\n  {walk}"
         data["walk"] = walk
-    emit(args, data, text + _checked_note(r, args.certificate) + line)
+    emit(args, data, with_domain(data, text + _checked_note(r, args.certificate) + line, dom,
+                                 args.exact))
     return 0 if r.complete else 3
 
 
@@ -617,6 +621,7 @@ def cmd_dim(args) -> int:
                                    for k, (lo, hi) in enumerate(zip(*box)) if lo == hi],
                          "fixed_weights": fd.details["slice"]["fixed_weights"],
                          "note": fd.details["slice"]["note"]}
+    text = with_domain(data, text, dom_obj, args.exact)
     emit(args, data, display.with_roundings(data, text, user_net))
     return 0 if fd.exact else 3
 
@@ -650,7 +655,9 @@ def _dim_on_cut(args, net, dom_obj) -> int:
             write_certificate(sandwich_certificate(net, cut, seconds=seconds), args.certificate)
         except ValueError as exc:                 # no differentiable input found in the domain
             text += f"\n  no certificate written: {exc}"
-    emit(args, data := cut.to_json(), display.with_roundings(data, text, net))
+    data = cut.to_json()
+    text = with_domain(data, text, dom_obj, args.exact)
+    emit(args, data, display.with_roundings(data, text, net))
     return 0 if cut.exact else 3
 
 

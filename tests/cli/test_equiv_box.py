@@ -41,7 +41,8 @@ def test_equivalent_on_a_box_with_a_verified_on_box_certificate(nets, run, tmp_p
     lines = out.splitlines()
     assert code == 0 and err == ""
     assert lines == ["equivalent (general): a - b is zero on all 2 linear regions of the reduced "
-                     "difference network (6 exact reduction steps), which cover the domain", NOTE]
+                     "difference network (6 exact reduction steps), which cover the domain",
+                     "  domain: the box [-1, 2] x [0, 3]", NOTE]
     c = json.loads(cert.read_text())
     assert c["type"] == "on_box" and c["box"] == [[-1, 2], [0, 3]] and len(c["inner"]["regions"]) == 2
     code, out, _ = run("verify", cert, nets["a3"], nets["b3"])

@@ -1,0 +1,54 @@
+"""Session 45's audits: what an answer says about where it holds (fibers audit F1)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+# 2-3-1: neuron 0 (x0 + x1 - 10) is dead on [-1, 1]^2, neuron 2 too; on R^2 all three bend
+DEAD_ON_BOX = {"format": "netfibers.network", "version": 1, "activation": "relu",
+               "layers": [{"weight": [[1, 1], [11, "29/2"], ["-8/7", "-13/7"]],
+                           "bias": [-10, 8, "-13/2"]},
+                          {"weight": [["-37/3", "2/7", "-28/5"]], "bias": [-5]}]}
+
+
+@pytest.fixture
+def dead(tmp_path):
+    p = tmp_path / "dead_box.json"
+    p.write_text(json.dumps(DEAD_ON_BOX))
+    return p
+
+
+def test_dim_names_the_domain_its_value_holds_on(dead, run):
+    """F1: ``dim --box -1,1`` said "functional dimension 4" and the same net on R^2 "10", neither
+    naming its domain, in the text or the JSON."""
+    code, out, _ = run("dim", dead, "--box", "-1,1")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("functional dimension 4 of 13 parameters")
+    assert lines[1] == "  domain: the cube [-1, 1]^2"
+    code, out, _ = run("dim", dead)
+    assert code == 0 and out.splitlines()[0].startswith("functional dimension 10 of 13")
+    assert out.splitlines()[1] == "  domain: R^2"
+    code, out, _ = run("dim", dead, "--box", "-1:1,0:1/3", "--json")
+    d = json.loads(out)
+    assert d["domain"] == {"text": "the box [-1, 1] x [0, 1/3]", "lo": ["-1", "0"],
+                           "hi": ["1", "1/3"], "halfspaces": []}
+    code, out, _ = run("dim", dead, "--orthant")
+    assert out.splitlines()[1] == "  domain: the orthant x >= 0 of R^2"
+
+
+def test_diff_and_equiv_name_the_domain(dead, tmp_path, run):
+    other = dict(DEAD_ON_BOX, layers=[DEAD_ON_BOX["layers"][0],
+                                      {"weight": [["-37/3", "2/7", "-28/5"]], "bias": [-4]}])
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(other))
+    code, out, _ = run("diff", dead, b, "--box", "-1:1,0:2")
+    lines = out.splitlines()         # (the output biases differ by 1: |a - b| = 1 everywhere)
+    assert code == 0 and lines[0].startswith("max |a - b| = 1 at x = (")
+    assert lines[1] == "  domain: the box [-1, 1] x [0, 2]"
+    code, out, _ = run("equiv", dead, b, "--box", "0,1/10", "--epsilon", "2", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["domain"]["text"] == "the cube [0, 1/10]^2"
+    code, out, _ = run("equiv", dead, dead)
+    assert code == 0 and "\n  domain: R^2" in out
