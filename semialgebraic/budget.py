@@ -201,6 +201,19 @@ class Budget:
         self.interrupted = True
         self.reason = "interrupted (Ctrl-C)"
 
+    def stop(self) -> KeyboardInterrupt:
+        """The exception that carries this budget's stop on up, for a caller that cannot use a
+        partial result (a walk whose every region it needs): KeyboardInterrupt for a Ctrl-C,
+        :class:`BudgetExhausted` with the reason for a limit.
+
+        >>> b = Budget(max_regions=0); b.exhausted(); b.stop()
+        True
+        BudgetExhausted('max_regions=0 reached')
+        """
+        if self.interrupted or not self.exhausted():
+            return KeyboardInterrupt()
+        return BudgetExhausted(self.reason)
+
     @contextmanager
     def active(self):
         """Make :func:`checkpoint` watch this budget inside the ``with`` block."""

@@ -51,8 +51,15 @@ def jacobian_dimension(net: Network, *, points_per_pattern: int | None = None,
 def _pattern_points(net: Network, P: Parts, rng: random.Random, samples: int) -> list:
     """d + 1 affinely independent exact inputs per activation pattern found."""
     seeds = {}
-    for reg in _regions(net):
+    walk = _regions(net)
+    for reg in walk:
         seeds.setdefault(tuple(reg.pattern), tuple(reg.point))
+    if not walk.complete:
+        # the walk (no budget of its own) ends early only when stopped — a Ctrl-C, or an alarm
+        # that landed in it: its regions so far would miss patterns, and a missed pattern makes
+        # N − rank too large (P10), never to be reported; the stop goes on up (s45 Ctrl-C
+        # audit F1: `fiber` went on to random sampling and exit 0)
+        raise walk.budget.stop()
     if not seeds:
         x_of, _ = preimage_map(P)
         W1 = P.W1

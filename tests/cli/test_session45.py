@@ -52,3 +52,44 @@ def test_diff_and_equiv_name_the_domain(dead, tmp_path, run):
     assert code == 0 and d["domain"]["text"] == "the cube [0, 1/10]^2"
     code, out, _ = run("equiv", dead, dead)
     assert code == 0 and "\n  domain: R^2" in out
+
+
+class _InsideTheWalk:
+    """A trace function: once the region walk has yielded *k* regions, its next line raises
+    KeyboardInterrupt there (a Ctrl-C that landed inside the walk, which catches it and ends)."""
+
+    def __init__(self, k: int):
+        self.k, self.yields, self.fired = k, 0, False
+
+    def __call__(self, frame, event, arg):
+        if self.fired:
+            return None
+        code = frame.f_code
+        if code.co_name == "_walk" and code.co_filename.endswith("walk.py"):
+            if event == "return" and arg is not None:
+                self.yields += 1
+            elif event == "line" and self.yields >= self.k:
+                self.fired = True
+                raise KeyboardInterrupt
+            return self
+        return self
+
+
+@pytest.mark.parametrize("k", [0, 3])
+def test_fiber_stopped_inside_its_walk_reports_the_stop_not_a_dimension(k, run):
+    """Ctrl-C audit F1: FIBDIM (R22) took the patterns of a walk a Ctrl-C had ended (complete
+    False) as all of them, or none and sampled: ``fiber`` went on and exited 0 — a missed
+    pattern makes N − rank too large (P10).  Now the stop goes on up: exit 3, interrupted."""
+    import sys
+    from pathlib import Path
+    net = Path(__file__).resolve().parents[2] / "algebra" / "examples" / "t5_perm_scale_a.json"
+    tracer = _InsideTheWalk(k)
+    sys.settrace(tracer)
+    try:
+        code, out, err = run("fiber", net, "--json")
+    finally:
+        sys.settrace(None)
+    assert tracer.fired
+    d = json.loads(out)
+    assert code == 3 and d["dimension"] is None, d
+    assert "interrupted (Ctrl-C)" in d["reason"]
