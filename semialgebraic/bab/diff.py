@@ -307,6 +307,9 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         outer.interrupt()
     if verify:
         r.checked = _self_check(r.certificate, outer)
+        if r.checked is None and outer.interrupted and "interrupted" not in (r.reason or ""):
+            r.reason = "; ".join(x for x in (r.reason, "the certificate's self-check "
+                                             "interrupted (Ctrl-C)") if x)
     if budget is not outer and budget.reason is not None and budget.reason.startswith("timeout"):
         r.reason = r.reason.replace(f"timeout of {budget.timeout:g} s",
                                     f"timeout of {outer.timeout:g} s")

@@ -149,23 +149,30 @@ def valid_within(certificate: dict, budget, alarm_every: float = 0.25, checker=N
     import threading
     import time
 
-    from ..budget import BudgetExhausted, alarm_at
+    from ..budget import BudgetExhausted, alarm_at, ctrl_c_count
     from ..verify import verify as late   # looked up at each call (a test may replace it)
     checker = checker or late
     left = budget.remaining()
     if budget.interrupted:
         return None
-    if left is None:
-        require_valid(certificate, checker)
-        return True
-    if left <= 0.05 or threading.current_thread() is not threading.main_thread():
-        return None
+    seen = ctrl_c_count()
     fired: list = []
     try:
+        if left is None:
+            require_valid(certificate, checker)
+            return True
+        if left <= 0.05 or threading.current_thread() is not threading.main_thread():
+            return None
         with alarm_at(time.monotonic() + left, "the certificate's self-check", alarm_every) as fired:
             require_valid(certificate, checker)
     except (BudgetExhausted, CertificateError):
-        if fired:                    # the alarm fired inside the checker: never trust its answer
+        if fired or ctrl_c_count() != seen:     # the alarm fired inside the checker (or a Ctrl-C
+            budget.exhausted()                  # met it): never trust its answer
             return None
         raise
+    except KeyboardInterrupt:
+        # a Ctrl-C during the check: the answer stands, not re-checked here (its report was lost
+        # with it: s45 Ctrl-C audit F6); ``budget`` now says interrupted
+        budget.interrupt()
+        return None
     return None if fired else True

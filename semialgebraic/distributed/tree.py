@@ -63,7 +63,7 @@ from ..bab.align import aligned
 from ..bab.diff import split_threshold
 from ..bab.primal import float_candidates, region_search
 from ..bab.search import Engine, _output_bound
-from ..budget import Budget, BudgetExhausted, alarm_at, shown
+from ..budget import Budget, BudgetExhausted, alarm_at, ctrl_c_count, shown
 from ..certificates import jsonable
 from ..certificates.bab_bound import bab_bound_certificate
 from ..exceptions import CertificateError
@@ -542,6 +542,7 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
                and timeout is not None else "interrupted (Ctrl-C)")
         return _unprepared(a, given, box, centre, why, t0)
     st = _Tree(a.n_outputs)
+    seen_ctrl_c = ctrl_c_count()
     devs = [abs(u - v) for u, v in zip(a.evaluate(centre), b.evaluate(centre))]
     st.see(max(devs), centre, devs.index(max(devs)))
     ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
@@ -628,8 +629,10 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
             cert = bab_bound_certificate(a, given, box, [], st.lower, st.lower, st.best[0],
                                          st.best[1], complete_cover=False)
         if verify and cert is not None and not verified:
+            # (a Ctrl-C inside the check itself: not "no time left", s45 Ctrl-C audit F4)
+            stopped = stopped or ctrl_c_count() != seen_ctrl_c
             reason += ("; " if reason else "") + "the certificate not checked (" + (
-                "interrupted" if stopped else "no time left in the budget") + ")"
+                "interrupted (Ctrl-C)" if stopped else "no time left in the budget") + ")"
     finally:
         if executor is None:
             ex.close()

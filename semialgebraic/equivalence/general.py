@@ -51,8 +51,8 @@ from functools import partial
 from algebra.kernel.domains import Domain
 from algebra.rationals import Q
 
-from ..budget import BudgetExhausted, Progress, phase
-from ..certificates import (counterexample_certificate, jsonable, region_cover_certificate, require_valid,
+from ..budget import Budget, BudgetExhausted, Progress, phase
+from ..certificates import (counterexample_certificate, jsonable, region_cover_certificate,
                             shorter_point, valid_within)
 from ..exceptions import CertificateError
 from ..regions import JointRegion, joint_regions
@@ -197,10 +197,10 @@ def _checked_if(v: Verdict, json_ready: bool = False, check: bool = True, budget
     cert = v.certificate if json_ready else jsonable(v.certificate)
     if not check:
         return replace(v, certificate=cert)
-    if budget is None or budget.timeout is None:
-        return replace(v, certificate=require_valid(cert, verify))
-    if valid_within(cert, budget, checker=verify) is None:
-        return replace(v, certificate=cert, reason=v.reason + NOT_RECHECKED,
+    left = budget if budget is not None and budget.timeout is not None else Budget()
+    if valid_within(cert, left, checker=verify) is None:     # (no timeout: None only by Ctrl-C)
+        why = NOT_RECHECKED if not left.interrupted else NOT_RECHECKED.replace("(budget)", "(Ctrl-C)")
+        return replace(v, certificate=cert, reason=v.reason + why,
                        details={**v.details, "certificate_checked": False})
     return replace(v, certificate=cert)
 

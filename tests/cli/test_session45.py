@@ -93,3 +93,81 @@ def test_fiber_stopped_inside_its_walk_reports_the_stop_not_a_dimension(k, run):
     d = json.loads(out)
     assert code == 3 and d["dimension"] is None, d
     assert "interrupted (Ctrl-C)" in d["reason"]
+
+
+class _InTheChecker:
+    """A trace function: the first line run inside the independent checker (semialgebraic/verify/)
+    runs the SIGINT handler there (it raises KeyboardInterrupt): a Ctrl-C during a certificate's
+    in-process self-check."""
+
+    def __init__(self):
+        self.fired = False
+
+    def __call__(self, frame, event, arg):
+        if self.fired:
+            return None
+        if event == "line" and "/semialgebraic/verify/" in frame.f_code.co_filename:
+            self.fired = True
+            import signal
+            handler = signal.getsignal(signal.SIGINT)    # the command's Ctrl-C handler, as a
+            if callable(handler):                        # real SIGINT would run it here
+                handler(signal.SIGINT, frame)
+            raise KeyboardInterrupt
+        return self
+
+
+def _traced_run(run, tracer, *argv):
+    import sys
+    sys.settrace(tracer)
+    try:
+        return run(*argv)
+    finally:
+        sys.settrace(None)
+
+
+def test_a_ctrl_c_in_the_certificate_self_check_keeps_the_answer(dead, tmp_path, run):
+    """Ctrl-C audit F6: a Ctrl-C while ``diff`` (or ``conserved``) re-checked its certificate
+    in-process lost the finished answer (exit 3, one line).  The answer stands, the certificate
+    is written and said not re-checked, because of the Ctrl-C."""
+    other = dict(DEAD_ON_BOX, layers=[DEAD_ON_BOX["layers"][0],
+                                      {"weight": [["-37/3", "2/7", "-28/5"]], "bias": [-4]}])
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(other))
+    cert = tmp_path / "c.json"
+    tracer = _InTheChecker()
+    code, out, err = _traced_run(run, tracer, "diff", dead, b, "--box", "-1,1", "--certificate", cert)
+    assert tracer.fired and code == 0, (out, err)
+    assert out.startswith("max |a - b| = 1 at x = (")
+    assert f"certificate written, not re-checked in-process (Ctrl-C): run `netfibers verify {cert}`" in out
+    assert run("verify", cert, dead, b)[0] == 0
+    tracer = _InTheChecker()
+    code, out, err = _traced_run(run, tracer, "conserved", dead, "--certificate", cert)
+    assert tracer.fired and code == 0, (out, err)
+    assert "not re-checked in-process: run `netfibers verify` on it" in out
+
+
+def test_search_diff_says_a_ctrl_c_stopped_its_check_not_the_budget(dead, tmp_path, run):
+    """Ctrl-C audit F4: ``search diff`` said "the certificate not checked (no time left in the
+    budget)" after a Ctrl-C inside the check, 1 s into a 60 s budget."""
+    tracer = _InTheChecker()
+    code, out, err = _traced_run(run, tracer, "search", "diff", dead, dead, "--box", "-1,1",
+                                 "--workers", "0", "--timeout", "60", "--json")
+    assert tracer.fired, (out, err)
+    d = json.loads(out)
+    assert "no time left" not in d["reason"]
+    assert "the certificate not checked (interrupted (Ctrl-C))" in d["reason"]
+
+
+def test_equiv_keeps_its_verdict_after_a_ctrl_c_in_its_self_check(dead, tmp_path, run):
+    """Ctrl-C audit F6 (8): the general method's re-check without a timeout was not guarded."""
+    c = json.loads(json.dumps(DEAD_ON_BOX))
+    c["layers"][0]["weight"][1] = [22, 29]            # neuron 1 rescaled by 2, its out-weight / 2
+    c["layers"][0]["bias"][1] = 16
+    c["layers"][1]["weight"][0][1] = "1/7"
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(c))
+    tracer = _InTheChecker()
+    code, out, err = _traced_run(run, tracer, "equiv", dead, b, "--method", "general", "--json")
+    d = json.loads(out)
+    assert tracer.fired and code == 0 and d["answer"] is True, (out, err)
+    assert "not re-checked in-process (Ctrl-C)" in d["reason"]
