@@ -545,6 +545,15 @@ def cmd_dim(args) -> int:
         cert = (functional_dimension_certificate(net, fd, domain=dom, seconds=seconds, report=report)
                 if box is None else box_certificate(user_net, *box, fd, seconds=seconds, report=report))
         write_certificate(cert, args.certificate)
+        inner = cert.get("inner", cert)          # (on_box: the cube's certificate inside)
+        if "upper" not in inner and fd.upper is not None and not fd.non_generic:
+            # the report's upper bound is the run's; the file certifies the lower one only (a
+            # Ctrl-C in its cover walk, a budget: s45 Ctrl-C audit F3 — the report said nothing)
+            why = inner.get("uncertified_upper_reason") or "not built"
+            cert_text += (f"\n  the certificate certifies functional dimension >= {inner['lower']} "
+                          f"only; the upper bound {fd.upper} is not in it ({why}"
+                          + ("; interrupted (Ctrl-C)" if kw["budget"].exhausted()
+                             and kw["budget"].interrupted else "") + ")")
         if report.get("upper") is not None and fd.lower <= report["upper"] < fd.upper:
             # the certificate proves a tighter upper bound than the run's (its rank of the proven
             # directions stopped by the budget, or facts its own searches proved): the result

@@ -212,6 +212,7 @@ class RegionWalk:
         self._engine = None            # made at the first step, under the budget (a 4000-4000-1
         self._progress = progress      # net's integer layers took 27 s)
         self._start = start
+        self._prog = None
         self._gen = self._walk()
 
     def __iter__(self):
@@ -247,9 +248,9 @@ class RegionWalk:
         return out
 
     def _walk(self):
-        budget = self.budget
-        prog = Progress("regions", enabled=self._progress)
-        try:
+        try:                           # (from the first line: a Ctrl-C may land on any)
+            budget = self.budget
+            prog = self._prog = Progress("regions", enabled=self._progress)
             with budget.active():      # exact LPs inside stop via BudgetExhausted
                 eng = self._engine = _Engine(self.net, self.domain, self._multipliers)
                 # neighbours known from the other side (the walk cleans it; None: not kept)
@@ -288,9 +289,10 @@ class RegionWalk:
                 yield region
             self.complete = True
         except KeyboardInterrupt:
-            budget.interrupt()
+            self.budget.interrupt()
         finally:
-            prog.close()
+            if self._prog is not None:
+                self._prog.close()
 
 
 def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int | None = None,

@@ -171,3 +171,59 @@ def test_equiv_keeps_its_verdict_after_a_ctrl_c_in_its_self_check(dead, tmp_path
     d = json.loads(out)
     assert tracer.fired and code == 0 and d["answer"] is True, (out, err)
     assert "not re-checked in-process (Ctrl-C)" in d["reason"]
+
+
+N2661 = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [
+    {"weight": [[-2, -2], [3, -1], [-3, -1], [1, 2], [-3, 0], [3, 0]], "bias": [2, 2, 2, -1, -1, 2]},
+    {"weight": [[-3, -3, -2, 0, -1, -3], [-3, -3, -3, -1, 3, 3], [2, 2, -1, 0, -1, 1],
+                [3, 0, -3, -1, -2, 0], [1, -3, -2, 3, -2, 2], [1, -1, -2, -3, 1, 3]],
+     "bias": [1, -1, 2, -2, -2, 1]},
+    {"weight": [[-2, -2, -3, -2, -2, -2]], "bias": [-2]}]}
+
+
+class _InTheCoverWalk:
+    """A trace function: the SIGINT handler runs inside the region walk of a certificate's cover
+    (``cover_regions`` on the stack), after its first region."""
+
+    def __init__(self):
+        self.fired, self.yields = False, 0
+
+    def __call__(self, frame, event, arg):
+        if self.fired:
+            return None
+        code = frame.f_code
+        if code.co_name == "_walk" and code.co_filename.endswith("walk.py"):
+            f, names = frame, set()
+            while f is not None:
+                names.add(f.f_code.co_name)
+                f = f.f_back
+            if "cover_regions" in names:
+                if event == "return" and arg is not None:
+                    self.yields += 1
+                elif event == "line" and self.yields >= 1:
+                    self.fired = True
+                    import signal
+                    handler = signal.getsignal(signal.SIGINT)
+                    if callable(handler):
+                        handler(signal.SIGINT, frame)
+                    raise KeyboardInterrupt
+        return self
+
+
+def test_dim_says_when_its_certificate_lost_the_upper_bound(tmp_path, run):
+    """Ctrl-C audit F3: a Ctrl-C in the certificate's cover walk printed the same report as a full
+    run (functional dimension 47, exact) while the file certified only >= 47."""
+    net = tmp_path / "n2661.json"
+    net.write_text(json.dumps(N2661))
+    cert = tmp_path / "c.json"
+    tracer = _InTheCoverWalk()
+    code, out, err = _traced_run(run, tracer, "dim", net, "--certificate", cert)
+    assert tracer.fired and code == 0, (out, err)
+    assert out.startswith("functional dimension 47 of 67 parameters")
+    assert ("the certificate certifies functional dimension >= 47 only; the upper bound 47 is not "
+            "in it (") in out and "interrupted (Ctrl-C))" in out
+    c = json.loads(cert.read_text())
+    assert c["lower"] == 47 and "upper" not in c
+    code, out, _ = run("dim", net, "--certificate", cert)       # not stopped: the whole claim
+    assert code == 0 and "certifies functional dimension >= 47 only" not in out
+    assert json.loads(cert.read_text())["upper"] == 47
