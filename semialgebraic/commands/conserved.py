@@ -222,7 +222,22 @@ def _fiber_checked(net, res, samples, bounded, data: bool = False, budget=None):
     if how == "R22" and not data and (getattr(bounded, "halfspaces", ()) or nearby_rank_jump(
             net, bounded, net.n_parameters - res.fiber_dimension, budget)):
         how = ""                # (the nearby reading takes boxes, not half-spaces: bounds only)
-    return res if how else replace(res, fiber_dimension_lower=lower)
+    if how:
+        return res
+    upper, notes = res.fiber_dimension, res.notes
+    if net.depth == 2 and not data and not getattr(bounded, "halfspaces", ()):
+        # as `dim`: one hidden layer, neurons sharing a kink keep it shared (s45 fibers audit F3:
+        # conserved said 4 <= fiber dimension <= 6 where dim and fiber say 4)
+        from ..dimension.directions import shared_kink_cap
+        cap = shared_kink_cap(net, bounded, budget)
+        if cap is not None and cap < upper:
+            upper = max(cap, lower)
+            notes = (*notes, f"fiber dimension <= {upper} < N − rank = {res.fiber_dimension}: the "
+                             "moves that keep the function near theta reach the kernel of the "
+                             "gradient fields once what the fiber keeps fixed is fixed (one hidden "
+                             "layer: neurons sharing a kink keep it shared, and on R^d a zero row "
+                             "stays 0)")
+    return replace(res, fiber_dimension_lower=lower, fiber_dimension_upper=upper, notes=notes)
 
 
 def _walk_reason(budget: Budget, timeout: float | None, n: int) -> str:

@@ -527,7 +527,7 @@ def cmd_dim(args) -> int:
     with kw["budget"].active():      # inner loops stop at the deadline (BudgetExhausted)
         fd = functional_dimension(net, domain=dom, timeout=timeout,
                                   reserve_for_certificate=bool(args.certificate), **kw)
-    cert_text = ""                   # the certificate's lines, after the result's
+    cert_text, cert_stopped = "", False      # the certificate's lines, after the result's
     if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta
         cert_text += ("\n  no certificate written: the functional dimension is not defined at this theta "
                       "(each nearby value was certified by its own re-checked certificate)")
@@ -542,11 +542,17 @@ def cmd_dim(args) -> int:
     elif args.certificate:           # proof searches count their work; a timeout only stops them
         seconds = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
         report: dict = {}
-        cert = (functional_dimension_certificate(net, fd, domain=dom, seconds=seconds, report=report)
-                if box is None else box_certificate(user_net, *box, fd, seconds=seconds, report=report))
-        write_certificate(cert, args.certificate)
+        try:
+            cert = (functional_dimension_certificate(net, fd, domain=dom, seconds=seconds, report=report)
+                    if box is None else box_certificate(user_net, *box, fd, seconds=seconds, report=report))
+            write_certificate(cert, args.certificate)       # (atomic: whole or not at all)
+        except KeyboardInterrupt:    # the answer stands; the file asked for is not written (it
+            kw["budget"].interrupt()  # left with the report: s45 Ctrl-C audit F6), exit 3
+            cert, cert_stopped = {}, True
+            cert_text += (f"\n  no certificate written: {kw['budget'].reason or 'interrupted'} "
+                          "while it was built")
         inner = cert.get("inner", cert)          # (on_box: the cube's certificate inside)
-        if "upper" not in inner and fd.upper is not None and not fd.non_generic:
+        if cert and "upper" not in inner and fd.upper is not None and not fd.non_generic:
             # the report's upper bound is the run's; the file certifies the lower one only (a
             # Ctrl-C in its cover walk, a budget: s45 Ctrl-C audit F3 — the report said nothing)
             why = inner.get("uncertified_upper_reason") or "not built"
@@ -631,8 +637,10 @@ def cmd_dim(args) -> int:
                          "fixed_weights": fd.details["slice"]["fixed_weights"],
                          "note": fd.details["slice"]["note"]}
     text = with_domain(data, text, dom_obj, args.exact)
+    if cert_stopped:
+        data["certificate"] = None
     emit(args, data, display.with_roundings(data, text, user_net))
-    return 0 if fd.exact else 3
+    return 0 if fd.exact and not cert_stopped else 3
 
 
 def _dim_on_cut(args, net, dom_obj) -> int:

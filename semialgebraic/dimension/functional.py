@@ -299,19 +299,24 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         # 64-48-24-10 net on a cube of width 1e-6 (most neurons always active, GL moves) took 4 s
         # past `dim --timeout 2` (session 41)
         small = None if budget.timeout is None else Budget(max(0.0, left or 0.0) + FIBER_GRACE)
-        floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
-                                net.n_parameters - fd.upper,
-                                budget if net.n_parameters > RANK_ONLY else small,
-                                generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")),
-                                why=why)
-        if by == "R22" and fd.exact:
-            jump = nearby_rank_jump(net, domain, fd.value, budget, seed, fd.details.get("patterns"))
-            if jump:
-                by, why = "", [jump]
-        cap = None
-        if not by and why and net.depth == 2:       # shared kinks stay shared (one hidden layer)
-            from .directions import shared_kink_cap
-            cap = shared_kink_cap(net, domain, budget)
+        floor, by, cap = 0, "", None
+        try:                  # (a Ctrl-C here: the fiber's bounds without its moves' floor)
+            floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
+                                    net.n_parameters - fd.upper,
+                                    budget if net.n_parameters > RANK_ONLY else small,
+                                    generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")),
+                                    why=why)
+            if by == "R22" and fd.exact:
+                jump = nearby_rank_jump(net, domain, fd.value, budget, seed, fd.details.get("patterns"))
+                if jump:
+                    by, why = "", [jump]
+            if not by and why and net.depth == 2:       # shared kinks stay shared (one hidden layer)
+                from .directions import shared_kink_cap
+                cap = shared_kink_cap(net, domain, budget)
+        except KeyboardInterrupt:
+            budget.interrupt()
+            floor, by, cap = 0, "", None
+            why = why or [f"{budget.reason or 'interrupted'} while the fiber's moves were ranked"]
         floor = max(floor, scaling_floor(net))    # (a search the budget cut short may give less)
         fd = replace(fd, fiber_floor=floor, fiber_exact_by=by, fiber_cap=cap,
                      details={**fd.details, "fiber_overcount": why} if why and not by else fd.details)
@@ -473,17 +478,18 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
     run = _Sandwich(net, dom, budget)
     run.reserve = CERTIFICATE_RESERVE if reserve_for_certificate else 0.0
     with budget.active():              # every step counts its work; the timeout only stops
-        run.walk(timeout, max_regions, seed)
-        if run.N > RANK_ONLY and budget.timeout is not None:
-            run.phases(samples, seed, first_round, cover)
-        else:
-            run.sample(samples, seed, first_round, cover)
-            try:
+        try:
+            run.walk(timeout, max_regions, seed)
+            if run.N > RANK_ONLY and budget.timeout is not None:
+                run.phases(samples, seed, first_round, cover)
+            else:
+                run.sample(samples, seed, first_round, cover)
                 run.decide_suspects()
                 run.sample_again(samples, seed, first_round, cover)
-            except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted inside an exact LP
-                budget.interrupt()
-    fd = run.result()
+        except KeyboardInterrupt:      # Ctrl-C, or BudgetExhausted inside an exact LP or at a
+            budget.interrupt()         # check between the phases (it left the command with no
+            run.complete = False       # report: s45 Ctrl-C audit F6): the bounds so far, a walk
+    fd = run.result()                  # cut anywhere never counted as complete
     if fd.non_generic and nearby:      # (no walk: the neurons with zero row and bias, if any)
         kinks = sorted(set(run.kinks.values())) or zero_neurons(net)
         fd = _nearby(net, dom, fd, kinks, budget) if kinks else fd
@@ -563,6 +569,8 @@ class _Sandwich:
         self.prime = network_prime(net)  # no denominator of θ divisible by it (reductions valid)
         self.regions: list = []
         self.complete, self.patterns, self.kinks = False, None, {}
+        # the upper bound before any proven direction (a stop before :meth:`symmetries` ends)
+        self.upper, self.sym, self.sym_rank, self.deficits, self.span = self.N, [], 0, (), None
         self.all_X: list = []
         self.rank, self.rounds, self.kernel = 0, 0, None  # kernel: basis mod p of every row's kernel,
                                          # compact: (P, free, piv) of gfp.kernel_rows_mod_p
@@ -1071,14 +1079,17 @@ class _Sandwich:
         how = "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
         exact, hints = False, []
         limit = EXACT_LIMIT_COMPLETE if self.complete else EXACT_LIMIT
-        if lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
-            lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
-        elif lower < upper and self.complete and not self.short and npts and self.sym and self.beside_fits(npts):
-            got = rank_beside(net, self.all_X, self.sym, self.prime)   # the rows are orthogonal to
-            if got is not None:                                        # the proven directions
-                lower, exact, self.rank_beside = got, True, True
-                how = ("exact rational rank of the Jacobian rows (on the parameters the proven "
-                       "directions' pivots leave)")
+        try:                 # (a Ctrl-C in these exact ranks, no budget stops: the bound mod p)
+            if lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
+                lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
+            elif lower < upper and self.complete and not self.short and npts and self.sym and self.beside_fits(npts):
+                got = rank_beside(net, self.all_X, self.sym, self.prime)   # the rows are orthogonal
+                if got is not None:                                        # to the proven directions
+                    lower, exact, self.rank_beside = got, True, True
+                    how = ("exact rational rank of the Jacobian rows (on the parameters the proven "
+                           "directions' pivots leave)")
+        except KeyboardInterrupt:
+            self.budget.interrupt()
         # the rank is the value only when every differentiable region holds d + 1 affinely
         # independent inputs (its rows then span the region's); a modular bound keeps the interval
         complete = self.complete and not self.short and (lower >= upper or exact)

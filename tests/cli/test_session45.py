@@ -227,3 +227,62 @@ def test_dim_says_when_its_certificate_lost_the_upper_bound(tmp_path, run):
     code, out, _ = run("dim", net, "--certificate", cert)       # not stopped: the whole claim
     assert code == 0 and "certifies functional dimension >= 47 only" not in out
     assert json.loads(cert.read_text())["upper"] == 47
+
+
+SPLIT = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [
+    {"weight": [[-3, "9/7"], [-6, "18/7"], ["25/3", 27]], "bias": ["17/5", "34/5", -36]},
+    {"weight": [["-33/5", 28, -2]], "bias": [3]}]}          # neuron 1 = 2 x neuron 0
+DEAD_ROW = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [
+    {"weight": [["-6/7", "-16/3"], [0, 0], [-38, "29/2"], ["-11/3", "23/2"]],
+     "bias": [-6, -3, "4/3", 13]},
+    {"weight": [[-6, "21/5", 7, "-32/5"]], "bias": ["13/5"]}]}   # neuron 1: zero row, bias -3
+
+
+@pytest.mark.parametrize("net, fiber", [(SPLIT, 4), (DEAD_ROW, 5)])
+def test_conserved_gives_the_fiber_dimension_dim_gives(net, fiber, tmp_path, run):
+    """Fibers audit F3: on one hidden layer ``conserved`` said 4 <= fiber dimension <= 6 (a split
+    neuron) and 5 <= ... <= 7 (a zero row on R^2) where ``dim`` and ``fiber`` say 4 and 5: it
+    now caps N − rank as ``dim`` does (shared kinks stay shared; a zero row stays 0)."""
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(net))
+    code, out, _ = run("conserved", p, "--json")
+    d = json.loads(out)
+    assert code == 0 and d["fiber_dimension"] == fiber
+    assert any(n.startswith(f"fiber dimension <= {fiber} < N − rank = ") for n in d["notes"])
+    code, out, _ = run("dim", p, "--json")
+    assert json.loads(out)["fiber_dimension"] == fiber
+
+
+class _InFunction:
+    """A trace function: the SIGINT handler runs at the first line of the function *name*."""
+
+    def __init__(self, name: str):
+        self.name, self.fired = name, False
+
+    def __call__(self, frame, event, arg):
+        if self.fired:
+            return None
+        if event == "line" and frame.f_code.co_name == self.name:
+            self.fired = True
+            import signal
+            handler = signal.getsignal(signal.SIGINT)
+            if callable(handler):
+                handler(signal.SIGINT, frame)
+            raise KeyboardInterrupt
+        return self
+
+
+def test_dim_keeps_its_answer_when_a_ctrl_c_stops_its_certificate(tmp_path, run):
+    """Ctrl-C audit F6: a Ctrl-C while ``dim --certificate`` built or wrote its certificate lost
+    the answer (exit 3, one line).  The answer is printed, the file is not written, exit 3."""
+    net = tmp_path / "n2661.json"
+    net.write_text(json.dumps(N2661))
+    cert = tmp_path / "c.json"
+    tracer = _InFunction("write_certificate")
+    code, out, err = _traced_run(run, tracer, "dim", net, "--certificate", cert, "--json")
+    assert tracer.fired and code == 3, (out, err)
+    d = json.loads(out)
+    assert d["functional_dimension"] == 47 and d["certificate"] is None and not cert.exists()
+    tracer = _InFunction("write_certificate")
+    code, out, err = _traced_run(run, tracer, "dim", net, "--certificate", cert)
+    assert out.rstrip().endswith("no certificate written: interrupted (Ctrl-C) while it was built")
