@@ -8,18 +8,18 @@ from tests.semialgebraic.test_fiber_bounds import ALL_ZERO, DEAD_FIRST
 
 
 def test_cli_dim_and_conserved_say_the_interval(run, tmp_path):
-    """``conserved`` gives the interval; ``dim`` closes it (one hidden layer: the far kink a
-    small w_0 of the dead neuron would make keeps w_0 = 0, session 30)."""
+    """``dim`` closes the interval [4, 6] (one hidden layer: the far kink a small w_0 of the dead
+    neuron would make keeps w_0 = 0, session 30); ``conserved`` gave the interval, and since
+    session 45 (fibers audit F3) closes it the same way."""
     p = tmp_path / "dead.json"
     p.write_text(json.dumps(DEAD_FIRST.to_dict()))
     code, out, _ = run("dim", str(p))
     assert code == 0 and "fiber dimension 4 " in out.splitlines()[0]
     code, out, _ = run("conserved", str(p), "--json")
     d = json.loads(out)
-    assert d["fiber_dimension"] is None
-    assert (d["fiber_dimension_lower"], d["fiber_dimension_upper"]) == (4, 6)
+    assert d["fiber_dimension"] == 4 and "fiber_dimension_upper" not in d
     code, out, _ = run("conserved", str(p))
-    assert "4 ≤ fiber dimension ≤ 6" in out
+    assert "(fiber dimension 4)" in out and "note: fiber dimension <= 4 < N − rank = 6: " in out
 
 
 def test_fiber_of_an_all_zero_net_is_readable(run, tmp_path):
