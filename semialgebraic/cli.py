@@ -18,12 +18,15 @@ import importlib
 import json
 import os
 import re
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
-from .budget import alarm_at, ctrl_c, ctrl_c_count, heartbeat, quiet
+from .budget import alarm_at, ctrl_c, ctrl_c_count, heartbeat, note_ctrl_c, quiet
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -54,6 +57,11 @@ def emit(args: argparse.Namespace, data: dict, text: str) -> None:
     ends with the note saying how to get the exact rationals (once, whichever command printed
     it: README "Reading the answers")."""
     quiet()                                   # no heartbeat line inside the answer
+    with _answer_kept():
+        _emit(args, data, text)
+
+
+def _emit(args: argparse.Namespace, data: dict, text: str) -> None:
     if getattr(args, "json", False):
         _out(json.dumps(jsonable(data), indent=1))
     else:
@@ -62,8 +70,37 @@ def emit(args: argparse.Namespace, data: dict, text: str) -> None:
             from .commands.display import EXACT_NOTE
             body, note = (text[:-len(EXACT_NOTE)].rstrip("\n"), f"\n{EXACT_NOTE}") \
                 if text.endswith(EXACT_NOTE) else (text, "")
-            text = f"{body}\n  {_ball_line(ball)}{note}"
+            lines = body.split("\n")
+            at = next((k for k, line in enumerate(lines) if line.startswith("  domain: ")), None)
+            if at is None:
+                text = f"{body}\n  {_ball_line(ball)}{note}"
+            else:                       # the command's own domain line says it as a ball
+                lines[at] = f"  {_ball_line(ball)}"
+                text = "\n".join(lines) + note
         _out(_with_exact_note(text, getattr(args, "exact", False)))
+
+
+@contextmanager
+def _answer_kept():
+    """While a finished answer is written, a first Ctrl-C does not throw it away (the JSON encoder
+    or the print cut by a KeyboardInterrupt lost the whole answer: s45 Ctrl-C audit F7): it is
+    counted and gives SIGINT its default action back — a second Ctrl-C still kills at once, as
+    after any first one — and the answer is written whole."""
+    if threading.current_thread() is not threading.main_thread() or \
+            not callable(signal.getsignal(signal.SIGINT)):
+        yield
+        return
+
+    def later(signum, frame):
+        note_ctrl_c()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    old = signal.signal(signal.SIGINT, later)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGINT) is later:
+            signal.signal(signal.SIGINT, old)
 
 
 def _out(text: str) -> None:
