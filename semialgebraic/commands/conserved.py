@@ -152,8 +152,16 @@ def cmd_conserved(args) -> int:
                           for n in res.notes)
     if res.fiber_dimension is not None:
         with phase("checking the fiber dimension"):
-            res = _fiber_checked(net, res, samples, _data_box(points) if args.data else dom,
-                                 data=bool(args.data), budget=total)
+            try:
+                res = _fiber_checked(net, res, samples, _data_box(points) if args.data else dom,
+                                     data=bool(args.data), budget=total)
+            except KeyboardInterrupt:   # (the nearby θ' rank, the moves: exact calls) the laws
+                total.interrupt()       # stand; N − rank an upper bound only (s45 Ctrl-C audit F6)
+                from dataclasses import replace
+                from ..dimension.functional import scaling_floor
+                res = replace(res, fiber_dimension_lower=min(res.fiber_dimension, scaling_floor(net)),
+                              notes=(*res.notes, f"{total.reason or 'interrupted'} while the fiber "
+                                     "dimension was checked: N − rank is an upper bound only"))
     why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
     if data.get("fiber_dimension_lower") is not None:     # the keys `dim` uses, too (a user

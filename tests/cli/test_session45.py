@@ -297,3 +297,17 @@ def test_a_ctrl_c_while_the_answer_is_written_keeps_the_answer(dead, run):
     assert tracer.fired and code == 0, (out, err)
     assert json.loads(out)["functional_dimension"] == 4
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # put back after
+
+
+def test_conserved_keeps_its_laws_after_a_ctrl_c_in_the_fiber_check(tmp_path, run):
+    """Ctrl-C audit F6 (1): a Ctrl-C in the nearby θ' rank of conserved's fiber check lost the
+    report; the laws stand and the fiber dimension becomes an interval."""
+    net = tmp_path / "n2661.json"
+    net.write_text(json.dumps(N2661))
+    tracer = _InFunction("_fiber_checked")
+    code, out, err = _traced_run(run, tracer, "conserved", net, "--json")
+    assert tracer.fired, (out, err)
+    d = json.loads(out)
+    assert d["number_of_laws"] is not None and d["fiber_dimension"] is None
+    assert d["fiber_dimension_lower"] <= d["fiber_dimension_upper"]
+    assert any("interrupted (Ctrl-C) while the fiber dimension was checked" in n for n in d["notes"])
