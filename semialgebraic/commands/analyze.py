@@ -424,13 +424,18 @@ def cmd_analyze(args) -> int:
             text += ("\nidentifiable: no - " + iv.reason if iv.answer is False else
                      "\nidentifiable: undecided (no theorem covers these widths; no symmetry "
                      "beyond permutations and positive scalings was found)")
-        except KeyboardInterrupt:
-            pass
+        except KeyboardInterrupt as exc:    # its deadline or Ctrl-C: the section says so (it
+            why = (budget.reason if _ctrl_c_seen(budget) else     # was dropped without a word,
+                   str(exc) or budget.reason or "stopped")         # exit 0: s45 swallowed-stop F5)
+            d["identifiability"] = {"answer": None, "reason": f"undecided: {why} during the search"}
+            text += f"\nidentifiable: undecided ({why} during the search for a copy outside the orbit)"
+            if not _ctrl_c_seen(budget):
+                d["complete"], d["reason"] = False, why
     if _ctrl_c_seen(budget):            # the dimension's search kept the Ctrl-C as its bounds
         d["complete"], d["reason"] = False, "interrupted (Ctrl-C)"
         text += "\n(interrupted (Ctrl-C): the bounds found so far)"
     emit(args, d, display.with_roundings(d, text, obj))
-    return 0 if fd.exact and not _ctrl_c_seen(budget) else 3
+    return 0 if fd.exact and d.get("complete", True) is not False else 3
 
 
 def _plural(n: int, word: str) -> str:

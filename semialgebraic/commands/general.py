@@ -527,7 +527,7 @@ def cmd_dim(args) -> int:
     with kw["budget"].active():      # inner loops stop at the deadline (BudgetExhausted)
         fd = functional_dimension(net, domain=dom, timeout=timeout,
                                   reserve_for_certificate=bool(args.certificate), **kw)
-    cert_text, cert_stopped = "", False      # the certificate's lines, after the result's
+    cert_text, cert_stopped, cert_weaker = "", False, {}   # the certificate's lines, after the result's
     if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta
         cert_text += ("\n  no certificate written: the functional dimension is not defined at this theta "
                       "(each nearby value was certified by its own re-checked certificate)")
@@ -556,10 +556,13 @@ def cmd_dim(args) -> int:
             # the report's upper bound is the run's; the file certifies the lower one only (a
             # Ctrl-C in its cover walk, a budget: s45 Ctrl-C audit F3 — the report said nothing)
             why = inner.get("uncertified_upper_reason") or "not built"
+            stopped = kw["budget"].exhausted() and kw["budget"].interrupted
             cert_text += (f"\n  the certificate certifies functional dimension >= {inner['lower']} "
                           f"only; the upper bound {fd.upper} is not in it ({why}"
-                          + ("; interrupted (Ctrl-C)" if kw["budget"].exhausted()
-                             and kw["budget"].interrupted else "") + ")")
+                          + ("; interrupted (Ctrl-C)" if stopped else "") + ")")
+            cert_weaker = {"certificate_lower": inner["lower"], "certificate_upper": None,
+                           "certificate_note": why}   # (the JSON said nothing: swallowed-stop F6)
+            cert_stopped = cert_stopped or stopped    # a Ctrl-C cut the file short: exit 3
         if report.get("upper") is not None and fd.lower <= report["upper"] < fd.upper:
             # the certificate proves a tighter upper bound than the run's (its rank of the proven
             # directions stopped by the budget, or facts its own searches proved): the result
@@ -637,7 +640,8 @@ def cmd_dim(args) -> int:
                          "fixed_weights": fd.details["slice"]["fixed_weights"],
                          "note": fd.details["slice"]["note"]}
     text = with_domain(data, text, dom_obj, args.exact)
-    if cert_stopped:
+    data.update(cert_weaker)
+    if cert_stopped and not cert_weaker:
         data["certificate"] = None
     emit(args, data, display.with_roundings(data, text, user_net))
     return 0 if fd.exact and not cert_stopped else 3

@@ -155,6 +155,8 @@ def _conservation(name, laws, lie):
     if not walk.complete:           # stopped (Ctrl-C): a count from some regions is no verdict
         raise walk.budget.stop()
     res = conservation_laws(net, samples_from_patterns(patterns))
+    if res.stopped_in:              # the laws' computation stopped (Ctrl-C): no verdict on it
+        raise KeyboardInterrupt(f"the laws' computation was stopped ({res.stopped_in})")
     ok = res.exact and res.number_of_laws == laws and res.lie_rank == lie
     return ok, f"{name}: {res.number_of_laws} laws, Lie rank {res.lie_rank} (expected {laws}, {lie})"
 
@@ -181,8 +183,11 @@ def _r21():
     net = _net("r21_shallow")
     oracle = NetworkOracle(net)
     r = recover(oracle, 2, 1)
+    if r.network is None and not r.complete:
+        raise KeyboardInterrupt("the recovery was stopped before the network was recovered")
     ok = r.network is not None and equivalent(r.network, net).answer is True and len(r.hyperplanes) == 3
-    return ok, f"r21_shallow.json as a black box: {len(r.hyperplanes)} hyperplanes, network certified equal, {oracle.queries} queries"
+    return ok, (f"r21_shallow.json as a black box: {len(r.hyperplanes)} hyperplanes, "
+                f"{'network certified equal' if ok else 'network not recovered equal'}, {oracle.queries} queries")
 
 
 def _g(name_rows, expect):
@@ -308,6 +313,8 @@ def _r36():
 def _r37():
     net = Network.from_rows([[[1], [-1], [2]], [[1, 1, -1]]], [[-1, "1/2", -3], [0]])
     v = [_dim(net, dom).value for dom in ((Q(0), Q(1)), (Q(-1), Q(2)), None)]
+    if None in v:                       # (no budget here: only a stop leaves a value open)
+        raise KeyboardInterrupt("a functional dimension was left open (stopped)")
     return v == sorted(v), f"[0, 1] → [−1, 2] → R: {v[0]} <= {v[1]} <= {v[2]}"
 
 
@@ -496,6 +503,8 @@ def _inline(block, expected, what, method=None):
 def _cor11():
     from ..absorption import random_experiment
     r = random_experiment(2, 3, 20, seed=11)
+    if not r.get("complete", True):     # stopped after some of the 20 trials: no verdict on them
+        raise KeyboardInterrupt(f"the random experiment was stopped after {r.get('trials_run')} of 20 trials")
     return r["absorbable"] == 0 and r["undecided"] == 0, (
         f"20 random ReLU blocks d = 2, k = 3 (seed 11): {r['absorbable']} absorbable, "
         f"{r['not_absorbable']} not; Wilson 95% {r['wilson_95']}")

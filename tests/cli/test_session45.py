@@ -218,12 +218,17 @@ def test_dim_says_when_its_certificate_lost_the_upper_bound(tmp_path, run):
     cert = tmp_path / "c.json"
     tracer = _InTheCoverWalk()
     code, out, err = _traced_run(run, tracer, "dim", net, "--certificate", cert)
-    assert tracer.fired and code == 0, (out, err)
+    assert tracer.fired and code == 3, (out, err)           # (the file asked for is short)
     assert out.startswith("functional dimension 47 of 67 parameters")
     assert ("the certificate certifies functional dimension >= 47 only; the upper bound 47 is not "
             "in it (") in out and "interrupted (Ctrl-C))" in out
     c = json.loads(cert.read_text())
     assert c["lower"] == 47 and "upper" not in c
+    tracer = _InTheCoverWalk()                                   # the JSON says it too (swallowed-
+    code, out, err = _traced_run(run, tracer, "dim", net, "--certificate", cert, "--json")  # stop F6)
+    d = json.loads(out)
+    assert tracer.fired and code == 3 and d["functional_dimension"] == 47 and d["exact"] is True
+    assert d["certificate_lower"] == 47 and d["certificate_upper"] is None and d["certificate_note"]
     code, out, _ = run("dim", net, "--certificate", cert)       # not stopped: the whole claim
     assert code == 0 and "certifies functional dimension >= 47 only" not in out
     assert json.loads(cert.read_text())["upper"] == 47
@@ -256,13 +261,16 @@ def test_conserved_gives_the_fiber_dimension_dim_gives(net, fiber, tmp_path, run
 class _InFunction:
     """A trace function: the SIGINT handler runs at the first line of the function *name*."""
 
-    def __init__(self, name: str):
-        self.name, self.fired = name, False
+    def __init__(self, name: str, k: int = 1):
+        self.name, self.fired, self.k = name, False, k
 
     def __call__(self, frame, event, arg):
         if self.fired:
             return None
         if event == "line" and frame.f_code.co_name == self.name:
+            self.k -= 1
+            if self.k > 0:
+                return self
             self.fired = True
             import signal
             handler = signal.getsignal(signal.SIGINT)
@@ -311,3 +319,53 @@ def test_conserved_keeps_its_laws_after_a_ctrl_c_in_the_fiber_check(tmp_path, ru
     assert d["number_of_laws"] is not None and d["fiber_dimension"] is None
     assert d["fiber_dimension_lower"] <= d["fiber_dimension_upper"]
     assert any("interrupted (Ctrl-C) while the fiber dimension was checked" in n for n in d["notes"])
+
+
+def test_reproduce_never_judges_an_item_on_a_stopped_computation():
+    """Swallowed-stop audit F1: a Ctrl-C inside Cor. 11's random experiment (which catches it and
+    returns the trials run so far) left the row "reproduced" on 4 of its 20 trials.  The runner
+    now marks an item during which a Ctrl-C came "not run (interrupted)", and skips the rest."""
+    import sys
+    from semialgebraic.budget import ctrl_c
+    from semialgebraic.reproduce.runner import run as run_items
+    tracer = _InFunction("random_experiment", 30)      # inside its trials, which catch it
+    with ctrl_c():
+        sys.settrace(tracer)
+        try:
+            rows, complete = run_items(only="absorption", ids={"R11", "Cor. 11 experiment", "R10"})
+        except KeyboardInterrupt:   # (not raised on: it would end pytest's whole session)
+            pytest.fail("the Ctrl-C escaped the runner")
+        finally:
+            sys.settrace(None)
+    assert tracer.fired and not complete
+    verdicts = {r.id: r.verdict for r in rows}
+    assert verdicts["R11"] == "not run (interrupted)", rows
+    assert all(v.startswith("not run") or k == "R10" for k, v in verdicts.items()), verdicts
+
+
+def test_analyze_says_when_its_identifiability_search_was_stopped(tmp_path, run):
+    """Swallowed-stop audit F5: a deadline inside analyze's search for a copy outside the orbit
+    (a deep net) dropped the identifiability section without a word, exit 0."""
+    import sys
+    from semialgebraic.budget import BudgetExhausted
+    net = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [
+        {"weight": [[1, 2], [-1, 1], [2, -1]], "bias": [0, 1, -1]},
+        {"weight": [[1, -1, 1], [2, 1, -1]], "bias": [1, 0]},
+        {"weight": [[1, -2]], "bias": [0]}]}
+    p = tmp_path / "deep.json"
+    p.write_text(json.dumps(net))
+
+    def tracer(frame, event, arg):
+        if event == "line" and frame.f_code.co_name == "identifiability_deep":
+            sys.settrace(None)
+            raise BudgetExhausted("the budget ran out during identifiability")
+        return tracer
+    sys.settrace(tracer)
+    try:
+        code, out, err = run("analyze", p, "--json")
+    finally:
+        sys.settrace(None)
+    d = json.loads(out)
+    assert code == 3 and d["complete"] is False, (out, err)
+    assert d["identifiability"] == {"answer": None, "reason": "undecided: the budget ran out during "
+                                    "identifiability during the search"}
