@@ -552,7 +552,8 @@ def cmd_dim(args) -> int:
             cert_text += (f"\n  no certificate written: {kw['budget'].reason or 'interrupted'} "
                           "while it was built")
         inner = cert.get("inner", cert)          # (on_box: the cube's certificate inside)
-        if cert and "upper" not in inner and fd.upper is not None and not fd.non_generic:
+        if "lower" in inner and "upper" not in inner and fd.upper is not None and not fd.non_generic:
+            # (a functional_dimension certificate; R38's one_hidden_layer_dimension holds a value)
             # the report's upper bound is the run's; the file certifies the lower one only (a
             # Ctrl-C in its cover walk, a budget: s45 Ctrl-C audit F3 — the report said nothing)
             why = inner.get("uncertified_upper_reason") or "not built"

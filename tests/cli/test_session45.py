@@ -372,3 +372,17 @@ def test_analyze_says_when_its_identifiability_search_was_stopped(tmp_path, run)
     assert code == 3 and d["complete"] is False, (out, err)
     assert d["identifiability"] == {"answer": None, "reason": "undecided: the budget ran out during "
                                     "identifiability during the search"}
+
+
+@pytest.mark.parametrize("box", [[], ["--box", "0,16"], ["--box", "0:16,0:8" + ",0:16" * 62]])
+def test_dim_certificate_of_a_one_hidden_layer_value(box, tmp_path, run):
+    """The check of what a dim certificate certifies (above) read 'lower' from R38's
+    one_hidden_layer_dimension certificate, which holds a value: an internal error on every
+    one-hidden-layer net past the theorem's size (caught by the --timeout 2 pass on digits)."""
+    from pathlib import Path
+    net = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "digits_64-32-10.npz"
+    cert = tmp_path / "c.json"
+    code, out, err = run("dim", net, *box, "--certificate", cert, "--json")
+    d = json.loads(out)
+    assert code == 0 and d["exact"] is True and "certificate_upper" not in d, (out, err)
+    assert run("verify", cert)[0] == 0
