@@ -165,9 +165,11 @@ def valid_within(certificate: dict, budget, alarm_every: float = 0.25, checker=N
             return None
         with alarm_at(time.monotonic() + left, "the certificate's self-check", alarm_every) as fired:
             require_valid(certificate, checker)
-    except (BudgetExhausted, CertificateError):
-        if fired or ctrl_c_count() != seen:     # the alarm fired inside the checker (or a Ctrl-C
-            budget.exhausted()                  # met it): never trust its answer
+    except (BudgetExhausted, CertificateError) as exc:
+        # the alarm fired inside the checker (or, for a stop, a Ctrl-C met it): never trust its
+        # answer; a refusal with neither is a decider's bug and goes up
+        if fired or (isinstance(exc, BudgetExhausted) and ctrl_c_count() != seen):
+            budget.exhausted()
             return None
         raise
     except KeyboardInterrupt:

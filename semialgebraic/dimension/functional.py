@@ -478,18 +478,22 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
     run = _Sandwich(net, dom, budget)
     run.reserve = CERTIFICATE_RESERVE if reserve_for_certificate else 0.0
     with budget.active():              # every step counts its work; the timeout only stops
+        stage = "walk"
         try:
             run.walk(timeout, max_regions, seed)
+            stage = "sample"
             if run.N > RANK_ONLY and budget.timeout is not None:
                 run.phases(samples, seed, first_round, cover)
             else:
                 run.sample(samples, seed, first_round, cover)
+                stage = "suspects"     # (the first round done: its rank stands as it was)
                 run.decide_suspects()
                 run.sample_again(samples, seed, first_round, cover)
         except KeyboardInterrupt:      # Ctrl-C, or BudgetExhausted inside an exact LP or at a
             budget.interrupt()         # check between the phases (it left the command with no
-            run.complete = False       # report: s45 Ctrl-C audit F6): the bounds so far, a walk
-    fd = run.result()                  # cut anywhere never counted as complete
+            if stage != "suspects":    # report: s45 Ctrl-C audit F6): the bounds so far; a walk
+                run.complete = False   # or a first round cut anywhere never counts as complete
+    fd = run.result()
     if fd.non_generic and nearby:      # (no walk: the neurons with zero row and bias, if any)
         kinks = sorted(set(run.kinks.values())) or zero_neurons(net)
         fd = _nearby(net, dom, fd, kinks, budget) if kinks else fd
