@@ -400,7 +400,8 @@ def _preparing(budget: Budget):
         yield
 
 
-def unprepared(a: Network, b: Network, dom: Domain, budget: Budget, eps=None) -> BabResult:
+def unprepared(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
+               when: str = "before the bounds were prepared") -> BabResult:
     """The result of a search stopped before its bounds were prepared: ``|a − b|`` evaluated
     exactly at a point of the domain (the certified lower bound, a lower-bound certificate), no
     upper bound; with *eps*, refuted when that value is above it."""
@@ -417,7 +418,7 @@ def unprepared(a: Network, b: Network, dom: Domain, budget: Budget, eps=None) ->
     cert = bab_bound_certificate(a, b, box, [], lower, lower, x, out, epsilon=eps,
                                  complete_cover=False, halfspaces=dom.halfspaces)
     refuted = eps is not None and lower > eps
-    reason = f"{budget.reason or 'budget'} before the bounds were prepared"
+    reason = f"{budget.reason or 'budget'} {when}"
     if not refuted:
         reason += f"; {_NO_UPPER}"
     return BabResult(lower, None, x, out, [(v, None) for v in devs], 0, False, reason, cert)

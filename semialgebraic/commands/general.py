@@ -41,12 +41,13 @@ from algebra.kernel import box_input_map, compose_input_map, compose_slice_map
 from algebra.kernel.domains import Domain
 from algebra.rationals import Q, q_str, to_q
 
-from ..budget import Budget, BudgetExhausted
+from ..budget import Budget
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..dimension.functional import on_slice
 from ..dimension.result import MOVES
 from ..bab import diff_bounds, epsilon_equivalent
+from ..bab.diff import unprepared
 from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..dimension.certificate import box_certificate
@@ -199,8 +200,10 @@ def cmd_equiv(args) -> int:
         # the budget
         with budget.active():
             v = equivalent(a, b, method=args.method, domain=domain, budget=budget)
-    except BudgetExhausted as exc:         # a loop outside any walk: undecided, nothing proved
-        v = Verdict(None, args.method, f"undecided: {exc or budget.reason} before a method decided",
+    except KeyboardInterrupt as exc:       # a loop outside any walk, or a Ctrl-C between the
+        # methods' own handlers (s45 swallowed-stop audit O1: one line): undecided, nothing proved
+        why = str(exc) or (budget.reason if budget.exhausted() else None) or "interrupted (Ctrl-C)"
+        v = Verdict(None, args.method, f"undecided: {why} before a method decided",
                     (), None, {"regions_checked": 0, "complete": False})
     if args.certificate and v.answer is not None and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
@@ -306,7 +309,12 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
                                            f"domain, {same.method}: {same.reason})" + line, dom,
                                      args.exact))
         return 0
-    answer, r = epsilon_equivalent(a, b, dom, eps, budget=budget, copies=True)
+    try:
+        answer, r = epsilon_equivalent(a, b, dom, eps, budget=budget, copies=True)
+    except KeyboardInterrupt:       # a Ctrl-C between the search's own handlers (O1, as diff)
+        budget.interrupt()
+        r = unprepared(a, b, dom, budget, eps, when="before the search could report its bounds")
+        answer = False if r.lower > eps else None
     # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
     written = args.certificate if args.certificate and r.certificate is not None else None
     if written:
@@ -460,7 +468,12 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
     if args.plot is not None and dom.box is None:
         fail("--plot needs a bounded box (--box or --ball) without half-spaces")
     # *points*: the walk's best point (walk-first auto) stays a candidate: its lower bound is kept
-    r = diff_bounds(a, b, dom, budget=budget or _budget(args), points=points, copies=True)
+    budget = budget or _budget(args)
+    try:
+        r = diff_bounds(a, b, dom, budget=budget, points=points, copies=True)
+    except KeyboardInterrupt:       # a Ctrl-C between the search's own handlers (s45 swallowed-
+        budget.interrupt()          # stop audit O1: one line): the value at one point, certified
+        r = unprepared(a, b, dom, budget, when="before the search could report its bounds")
     diff_picture(args.plot, a, b, dom.box, r.point, r.lower if r.complete else None)
     if args.certificate:
         write_certificate(r.certificate, args.certificate)

@@ -386,3 +386,28 @@ def test_dim_certificate_of_a_one_hidden_layer_value(box, tmp_path, run):
     d = json.loads(out)
     assert code == 0 and d["exact"] is True and "certificate_upper" not in d, (out, err)
     assert run("verify", cert)[0] == 0
+
+
+@pytest.mark.parametrize("argv", [["diff", "--method", "bab"], ["equiv", "--epsilon", "1/2"],
+                                  ["equiv", "--method", "general"]])
+def test_a_ctrl_c_between_the_deciders_handlers_still_gives_a_report(argv, dead, tmp_path, run):
+    """Swallowed-stop audit O1: a stop that lands on a statement of the deciders' own frames,
+    outside their handlers (here: the first line of bounded_diff / the general method), gave one
+    line.  ``diff`` and ``equiv --epsilon`` now give the value at one point (certified lower
+    bound), ``equiv`` an undecided verdict."""
+    other = dict(DEAD_ON_BOX, layers=[DEAD_ON_BOX["layers"][0],
+                                      {"weight": [["-37/3", "2/7", "-28/5"]], "bias": [-4]}])
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(other))
+    where = "bounded_diff" if argv[0] == "diff" or "--epsilon" in argv else "general_method"
+    tracer = _InFunction(where)
+    code, out, err = _traced_run(run, tracer, argv[0], dead, b, "--box", "-1,1", *argv[1:], "--json")
+    assert tracer.fired, (out, err)
+    d = json.loads(out)
+    if argv[0] == "diff":
+        assert code == 3 and d["lower"] == "1" and d["upper"] is None
+        assert "interrupted (Ctrl-C) before the search could report its bounds" in d["reason"]
+    elif "--epsilon" in argv:
+        assert code == 1 and d["answer"] is False            # |a - b| = 1 > 1/2 at that point
+    else:
+        assert code == 3 and d["answer"] is None and "interrupted (Ctrl-C)" in d["reason"]
