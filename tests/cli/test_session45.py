@@ -1,4 +1,9 @@
-"""Session 45's audits: what an answer says about where it holds (fibers audit F1)."""
+"""Session 45's audits (/work/scratch/s45: fibers, Ctrl-C sweep, swallowed stops): what an
+answer says about where it holds, and what a Ctrl-C that lands at a given place leaves of it.
+
+A Ctrl-C is simulated where a real one could land: a ``sys.settrace`` function runs the current
+SIGINT handler (the command's ``_first``, which raises KeyboardInterrupt) at a chosen line — in a
+walk after k regions, in the independent checker, in a named function."""
 
 from __future__ import annotations
 
