@@ -175,6 +175,9 @@ def cmd_batch(args) -> int:
     except KeyboardInterrupt:
         print(f"netfibers: interrupted; {args.out} holds the finished items; rerun the same "
               "command to resume", file=sys.stderr)
+        if args.json:                   # a --json reader gets an object too (s45 Ctrl-C audit F8)
+            print(json.dumps({"complete": False, "reason": "interrupted (Ctrl-C)",
+                              "out": args.out, "resume": "rerun the same command"}, indent=1))
         return 3
     if args.json:                       # the summary holds float seconds: plain json, not emit
         print(json.dumps(s, indent=1))

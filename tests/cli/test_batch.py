@@ -285,3 +285,28 @@ def test_a_malformed_global_domain_is_an_input_error_before_any_work(tmp_path, f
     for opt in ("--box=1,a", "--ball=0,x"):
         code, _, err = run(capsys, "batch", "dim", files["a"], opt, "--out", str(out), "--workers", "0")
         assert code == 2 and err.count("\n") == 1 and "not a number" in err and not out.exists()
+
+
+def test_batch_json_after_ctrl_c_prints_an_object(tmp_path, files, capsys):
+    """s45 Ctrl-C audit F8: after a Ctrl-C, ``batch --json`` printed nothing on stdout (its
+    'rerun to resume' line only on stderr): a --json reader had nothing to parse."""
+    import signal
+    import sys
+
+    def tracer(frame, event, arg):          # the SIGINT handler at run_batch's first line
+        if event == "line" and frame.f_code.co_name == "run_batch":
+            sys.settrace(None)
+            handler = signal.getsignal(signal.SIGINT)
+            if callable(handler):
+                handler(signal.SIGINT, frame)
+        return tracer
+    out = tmp_path / "diff.jsonl"
+    sys.settrace(tracer)
+    try:
+        code, text, err = run(capsys, "batch", "diff", files["pairs"], "--out", str(out),
+                              "--workers", "0", "--json")
+    finally:
+        sys.settrace(None)
+    assert code == 3 and "rerun the same command to resume" in err
+    assert json.loads(text) == {"complete": False, "reason": "interrupted (Ctrl-C)",
+                                "out": str(out), "resume": "rerun the same command"}
