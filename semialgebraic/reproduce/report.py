@@ -18,7 +18,9 @@ def summary(rows, complete: bool) -> str:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
     total = sum(r.seconds for r in rows)
     parts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    return f"{len(rows)} numbered items: {parts}; {total:.1f} s" + ("" if complete else " (budget reached: partial)")
+    stop = ("interrupted" if any(r.verdict == "not run (interrupted)" for r in rows) else
+            "budget reached")
+    return f"{len(rows)} numbered items: {parts}; {total:.1f} s" + ("" if complete else f" ({stop}: partial)")
 
 
 def text_table(rows, complete: bool) -> str:

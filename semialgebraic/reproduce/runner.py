@@ -13,10 +13,11 @@ from .registry import REGISTRY
 
 __all__ = ["Row", "run", "VERDICTS"]
 
-VERDICTS = ("reproduced", "FAILED", "context", "not run (budget)")
+VERDICTS = ("reproduced", "FAILED", "context", "not run (budget)", "not run (interrupted)")
 """reproduced: the check ran and gave the documented value; FAILED: it gave another value (or
 raised); context: the item is not a computation (a claim as a whole, literature, vocabulary) and
-the detail says what stands for it; not run (budget): ``--timeout`` was reached first."""
+the detail says what stands for it; not run (budget): ``--timeout`` was reached first; not run
+(interrupted): a Ctrl-C came first, or during the item (its result is not judged)."""
 
 
 @dataclass
@@ -49,7 +50,9 @@ def run(only: str | None = None, timeout: float | None = None, ids=None) -> tupl
             continue
         if budget.exhausted():
             complete = False
-            rows.append(Row(e.reference, e.id, e.tag, e.what, "not run (budget)", budget.reason or "timeout", 0.0))
+            rows.append(Row(e.reference, e.id, e.tag, e.what,
+                            "not run (interrupted)" if budget.interrupted else "not run (budget)",
+                            budget.reason or "timeout", 0.0))
             continue
         t0, seen = time.perf_counter(), ctrl_c_count()
         try:
@@ -60,6 +63,10 @@ def run(only: str | None = None, timeout: float | None = None, ids=None) -> tupl
         except KeyboardInterrupt as exc:       # a stop the item's computation did not swallow
             budget.interrupt()
             verdict, detail = "not run (interrupted)", str(exc) or budget.reason or "interrupted (Ctrl-C)"
+        except Exception:                      # after a Ctrl-C, an error is its echo (a check on
+            if ctrl_c_count() == seen:         # a value the stop left open); else a bug: up
+                raise
+            verdict, detail = "not run (interrupted)", "interrupted (Ctrl-C) during this item"
         if ctrl_c_count() != seen and not verdict.startswith("not run"):
             # a Ctrl-C the item's computation caught: its result may rest on part of the work
             # (a random experiment of 4 of its 20 trials, laws or a recovery stopped): never

@@ -499,16 +499,21 @@ def test_search_regions_cells_ctrl_c_gives_the_partial_json(tmp_path, monkeypatc
 
 
 def test_ctrl_c_outside_a_partial_report_says_so(tmp_path, monkeypatch, run):
-    """Ctrl-C where no partial report is built (``equiv``'s steps before the walk) is the one
+    """Ctrl-C where no partial report is built (``equiv`` reading its networks) is the one
     line "netfibers: interrupted (Ctrl-C)" with exit 3 (it printed "netfibers: " and nothing:
-    a bare KeyboardInterrupt is truthy and says "")."""
+    a bare KeyboardInterrupt is truthy and says "").  Inside the decision itself it is an
+    undecided verdict since session 45 (the swallowed-stop audit's O1)."""
     from semialgebraic.commands import general
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr(general, "equivalent", interrupted)
     p = tmp_path / "net.json"
     p.write_text(json.dumps(random_net([2, 3, 1], 1).to_dict()))
+    monkeypatch.setattr(general, "equivalent", interrupted)
+    code, out, err = run("equiv", p, p)
+    assert code == 3 and err == "" and out.startswith(
+        "undecided (auto): interrupted (Ctrl-C) before a method decided\n")
+    monkeypatch.setattr(general, "load_pair_in_units", interrupted)
     code, out, err = run("equiv", p, p)
     assert (code, out, err) == (3, "", "netfibers: interrupted (Ctrl-C)\n")
 

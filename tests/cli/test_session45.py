@@ -381,9 +381,9 @@ def test_analyze_says_when_its_identifiability_search_was_stopped(tmp_path, run)
 
 @pytest.mark.parametrize("box", [[], ["--box", "0,16"], ["--box", "0:16,0:8" + ",0:16" * 62]])
 def test_dim_certificate_of_a_one_hidden_layer_value(box, tmp_path, run):
-    """The check of what a dim certificate certifies (above) read 'lower' from R38's
-    one_hidden_layer_dimension certificate, which holds a value: an internal error on every
-    one-hidden-layer net past the theorem's size (caught by the --timeout 2 pass on digits)."""
+    """The check of what a dim certificate certifies (above) read 'lower' from the one-hidden-
+    layer theorem's one_hidden_layer_dimension certificate, which holds a value: an internal
+    error on every one-hidden-layer net past the theorem's size (the --timeout 2 pass, digits)."""
     from pathlib import Path
     net = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "digits_64-32-10.npz"
     cert = tmp_path / "c.json"
@@ -416,3 +416,25 @@ def test_a_ctrl_c_between_the_deciders_handlers_still_gives_a_report(argv, dead,
         assert code == 1 and d["answer"] is False            # |a - b| = 1 > 1/2 at that point
     else:
         assert code == 3 and d["answer"] is None and "interrupted (Ctrl-C)" in d["reason"]
+
+
+@pytest.mark.parametrize("item", ["R" "36", "R" "40"])
+def test_reproduce_never_judges_an_interrupted_functional_dimension(item):
+    """Re-run audit N1: a stop the functional dimension caught (its bounds returned) made the
+    three-layer items that rank it FAILED, and one an internal error on a None value."""
+    import sys
+    from semialgebraic.reproduce.runner import run as run_items
+
+    def tracer(frame, event, arg):      # a raw stop (an inner budget's, an API user's Ctrl-C)
+        if event == "line" and frame.f_code.co_name == "sample":
+            sys.settrace(None)
+            raise KeyboardInterrupt
+        return tracer
+    sys.settrace(tracer)
+    try:
+        rows, complete = run_items(only="three-layer", ids={item})
+    except KeyboardInterrupt:
+        pytest.fail("the stop escaped the runner")
+    finally:
+        sys.settrace(None)
+    assert [r.verdict for r in rows] == ["not run (interrupted)"] and not complete, rows
