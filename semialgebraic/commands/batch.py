@@ -311,7 +311,9 @@ def _box_text(box, exact: bool = False) -> str:
 def _tree_diff(args, nets, box) -> int:
     """``search diff`` with the open nodes of one tree as tasks (:mod:`..distributed.tree`);
     called inside :func:`cmd_search`'s handlers (errors, Ctrl-C)."""
+    from ..budget import ctrl_c_count
     from ..distributed.tree import tree_diff
+    seen = ctrl_c_count()
     r = tree_diff(nets[0], nets[1], box, workers=args.workers, scheduler=args.scheduler,
                   memory_limit=args.memory_limit, timeout=args.timeout,
                   checkpoint=args.checkpoint, progress=not args.json, nodes=args.nodes)
@@ -319,9 +321,10 @@ def _tree_diff(args, nets, box) -> int:
     if args.certificate and r.certificate is not None:
         write_certificate(r.certificate, args.certificate)
         data["certificate"] = args.certificate
+    code = 0 if r.complete and ctrl_c_count() == seen else 3    # (a Ctrl-C the check kept: 3)
     if args.json:
         print(json.dumps(data, indent=1, default=str))
-        return 0 if r.complete else 3
+        return code
     value = (display.number(r.lower, args.exact) if r.complete else
              f"[{display.number(r.lower, args.exact)}, "
              + ("no certified upper bound yet" if r.upper is None else display.number(r.upper, args.exact))
@@ -334,4 +337,4 @@ def _tree_diff(args, nets, box) -> int:
           + (f"; certificate written to {args.certificate}" if "certificate" in data else "")
           + args.units[1]
           + display.note([v for v in (r.lower, r.upper, *r.point) if v is not None], args.exact))
-    return 0 if r.complete else 3
+    return code

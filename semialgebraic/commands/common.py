@@ -154,7 +154,7 @@ def domain_words(domain: Domain, exact: bool = False) -> str:
     >>> domain_words(Domain.cube(2, -1, 1)), domain_words(Domain.whole(3))
     ('the cube [-1, 1]^2', 'R^3')
     >>> domain_words(Domain.orthant(2)), domain_words(Domain([0, None], [1, 2], [([1, 1], 1)]))
-    ('the orthant x >= 0 of R^2', 'the box [0, 1] x [-inf, 2] cut by 1 half-space')
+    ('the orthant x >= 0 of R^2', 'the box [0, 1] x (-inf, 2] cut by 1 half-space')
     """
     from .display import numbers        # long ends as ≈ decimals unless --exact
     d, k = domain.dim, len(domain.halfspaces)
@@ -163,8 +163,8 @@ def domain_words(domain: Domain, exact: bool = False) -> str:
         return f"R^{d}{cut}"
     if all(v == 0 for v in domain.lo) and all(v is None for v in domain.hi):
         return f"the orthant x >= 0 of R^{d}{cut}"
-    side = [f"[{'-inf' if lo is None else numbers([lo], exact)}, {'inf' if hi is None else numbers([hi], exact)}]"
-            for lo, hi in zip(domain.lo, domain.hi)]
+    side = [("(-inf" if lo is None else f"[{numbers([lo], exact)}") + ", "
+            + ("inf)" if hi is None else f"{numbers([hi], exact)}]") for lo, hi in zip(domain.lo, domain.hi)]
     if len(set(side)) == 1:
         return f"the {'cube' if None not in domain.lo + domain.hi else 'box'} {side[0]}^{d}{cut}"
     return "the box " + " x ".join(side) + cut

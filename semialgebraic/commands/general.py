@@ -499,7 +499,9 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
         data["walk"] = walk
     emit(args, data, with_domain(data, text + _checked_note(r, args.certificate) + line, dom,
                                  args.exact))
-    return 0 if r.complete else 3
+    # a Ctrl-C the search or its self-check kept (the value stands, said not re-checked): exit 3,
+    # as every Ctrl-C (dim and conserved alike, s45)
+    return 0 if r.complete and not (budget.exhausted() and budget.interrupted) else 3
 
 
 def cmd_dim(args) -> int:
@@ -575,7 +577,7 @@ def cmd_dim(args) -> int:
                           f"only; the upper bound {fd.upper} is not in it ({why}"
                           + ("; interrupted (Ctrl-C)" if stopped else "") + ")")
             cert_weaker = {"certificate_lower": inner["lower"], "certificate_upper": None,
-                           "certificate_note": why}   # (the JSON said nothing: swallowed-stop F6)
+                           "certificate_note": why + ("; interrupted (Ctrl-C)" if stopped else "")}
             cert_stopped = cert_stopped or stopped    # a Ctrl-C cut the file short: exit 3
         if report.get("upper") is not None and fd.lower <= report["upper"] < fd.upper:
             # the certificate proves a tighter upper bound than the run's (its rank of the proven
@@ -657,8 +659,14 @@ def cmd_dim(args) -> int:
     data.update(cert_weaker)
     if cert_stopped and not cert_weaker:
         data["certificate"] = None
+    ctrl_c_seen = kw["budget"].exhausted() and kw["budget"].interrupted
+    if ctrl_c_seen:                  # a Ctrl-C a search kept as its partial result (the nearby
+        data["complete"] = False     # θ' check's walk: the fiber left open, exit 0 and no word:
+        data.setdefault("interrupted", "interrupted (Ctrl-C): the bounds found so far")  # s45 N2)
+        if "interrupted (Ctrl-C)" not in text:
+            text += "\n  (interrupted (Ctrl-C): the bounds found so far)"
     emit(args, data, display.with_roundings(data, text, user_net))
-    return 0 if fd.exact and not cert_stopped else 3
+    return 0 if fd.exact and not cert_stopped and not ctrl_c_seen else 3
 
 
 def _dim_on_cut(args, net, dom_obj) -> int:

@@ -133,7 +133,7 @@ def _traced_run(run, tracer, *argv):
 def test_a_ctrl_c_in_the_certificate_self_check_keeps_the_answer(dead, tmp_path, run):
     """Ctrl-C audit F6: a Ctrl-C while ``diff`` (or ``conserved``) re-checked its certificate
     in-process lost the finished answer (exit 3, one line).  The answer stands, the certificate
-    is written and said not re-checked, because of the Ctrl-C."""
+    is written and said not re-checked, because of the Ctrl-C (exit 3, as every Ctrl-C)."""
     other = dict(DEAD_ON_BOX, layers=[DEAD_ON_BOX["layers"][0],
                                       {"weight": [["-37/3", "2/7", "-28/5"]], "bias": [-4]}])
     b = tmp_path / "b.json"
@@ -141,13 +141,13 @@ def test_a_ctrl_c_in_the_certificate_self_check_keeps_the_answer(dead, tmp_path,
     cert = tmp_path / "c.json"
     tracer = _InTheChecker()
     code, out, err = _traced_run(run, tracer, "diff", dead, b, "--box", "-1,1", "--certificate", cert)
-    assert tracer.fired and code == 0, (out, err)
+    assert tracer.fired and code == 3, (out, err)            # (exit 3: every Ctrl-C)
     assert out.startswith("max |a - b| = 1 at x = (")
     assert f"certificate written, not re-checked in-process (Ctrl-C): run `netfibers verify {cert}`" in out
     assert run("verify", cert, dead, b)[0] == 0
     tracer = _InTheChecker()
     code, out, err = _traced_run(run, tracer, "conserved", dead, "--certificate", cert)
-    assert tracer.fired and code == 0, (out, err)
+    assert tracer.fired and code == 3, (out, err)
     assert "not re-checked in-process: run `netfibers verify` on it" in out
 
 
@@ -159,7 +159,7 @@ def test_search_diff_says_a_ctrl_c_stopped_its_check_not_the_budget(dead, tmp_pa
                                  "--workers", "0", "--timeout", "60", "--json")
     assert tracer.fired, (out, err)
     d = json.loads(out)
-    assert "no time left" not in d["reason"]
+    assert "no time left" not in d["reason"] and code == 3
     assert "the certificate not checked (interrupted (Ctrl-C))" in d["reason"]
 
 
@@ -438,3 +438,22 @@ def test_reproduce_never_judges_an_interrupted_functional_dimension(item):
     finally:
         sys.settrace(None)
     assert [r.verdict for r in rows] == ["not run (interrupted)"] and not complete, rows
+
+
+def test_a_ctrl_c_kept_by_a_search_still_ends_dim_and_conserved_with_exit_3(tmp_path, run):
+    """Re-run audit N2/N3: a Ctrl-C in the nearby-theta check's walk (which keeps it as its partial
+    result) left dim's fiber dimension open with exit 0 and no word; conserved's JSON did not say
+    its certificate was not re-checked.  Both now say interrupted and exit 3."""
+    net = tmp_path / "n2661.json"
+    net.write_text(json.dumps(N2661))
+    tracer = _InFunction("nearby_rank_jump")
+    code, out, err = _traced_run(run, tracer, "dim", net, "--json")
+    d = json.loads(out)
+    assert tracer.fired and code == 3 and d["complete"] is False, (out, err)
+    assert d["functional_dimension"] == 47 and d["interrupted"].startswith("interrupted (Ctrl-C)")
+    cert = tmp_path / "c.json"
+    tracer = _InTheChecker()
+    code, out, err = _traced_run(run, tracer, "conserved", net, "--json", "--certificate", cert)
+    d = json.loads(out)
+    assert tracer.fired and code == 3 and d["certificate_checked"] is False and d["complete"] is False
+    assert d["number_of_laws"] is not None and run("verify", cert)[0] == 0
