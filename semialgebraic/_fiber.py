@@ -24,8 +24,10 @@ reports:
 * ``components``: the *stratum* of θ and its discrete copies up to permutations, each an explicit
   basic semi-algebraic set in the parameter ring (names ``W1[i,j]``, ``b1[i]``, ``W2[o,i]``,
   ``b2[o]``): every kink neuron stays on its hyperplane with its orientation
-  (``W1[i,k] − W1[i,j]·u_k = 0``, ``b1[i] − W1[i,j]·β = 0``, ``s·W1[i,j] > 0``), each hyperplane
-  keeps its kink vector (``Σ s·W1[i,j]·W2[o,i] = K_o``), the affine part is kept (flip
+  (``W1[i,k] − W1[i,j]·u_k = 0``, ``b1[i] − W1[i,j]·β = 0``, ``s·W1[i,j] > 0``) — but the
+  neurons of a hyperplane whose kinks cancel (two or more, total kink 0) keep only a common one,
+  which moves (their rows proportional to the first's: the group's sum stays affine wherever it
+  is, three-layer-fibers R40's cancelling groups) —, each hyperplane keeps its kink vector (``Σ s·W1[i,j]·W2[o,i] = K_o``), the affine part is kept (flip
   remainders and linear neurons: ``Σ W2[o,i]·W1[i,k] = A[o,k]``, the constants with ``b2``), zero
   / constant / dead / linear neurons keep their role (sign conditions);
 * ``number_of_components`` and ``number_of_orbits`` — **exact only in the irredundant case**

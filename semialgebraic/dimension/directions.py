@@ -581,7 +581,13 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
       columns): (a), moving outgoing weight between them (``split_out``), is a move; (b), with a
       kernel of ``W_{l+1}[:, G]``, moves their rows apart, which the fiber does not (their
       common kink splits in two: a 2-3-1 net with a neuron split in two has N − rank = 6, fiber
-      4);
+      4); but when their contributions cancel, ``Σ_m c_m W_{l+1}[:, m] = 0`` with ``h_m = c_m
+      h_r`` (:func:`~.upper.cancel_ratios`), the group's output is 0 whatever its common row is,
+      and that row moves (``cancel``, an exact line in the fiber; none
+      when a member is always active or a neuron of the layer has an opposite row, and not over
+      the columns of layer l − 1 that other moves need: a block's whose (f) directions need
+      ``W_l[:, B]``, an opposite pair's, an unread or silent neuron's): a 3-4-1 net
+      with 2 relu(z) − 4 relu(z/2) = 0 has the fiber 8 = N − rank, where the other moves give 5;
     * negatively parallel rows with parallel outgoing columns (R34 (d)): a linear neuron
       (μ = −1/c, relu(z) − relu(−z) = z) moves its bias with the next layer's (a move); any other
       μ (|x| = relu(x) + relu(−x)) would move the pair's kinks apart (kernel, not fiber);
@@ -598,8 +604,13 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
       scalings (session-37 counts audit F3: a 1-5-2 net on a box, fiber [9, 11] where 11 is
       its value).
 
-    The order: the splits (they keep every pre-activation as a function; from the last layer
-    back, so that each group's rows are still parallel, not only its functions), the linear
+    The order: the cancelling groups' rows, from the first layer on (one of layer l changes rows
+    of layer l only, which keep every fact of the groups of layer l + 1 and their cancelling; one
+    of layer l + 1 changes columns of layer l, which would break it for layer l's, so those go
+    first; each group's rows are still parallel as vectors when its move comes, which the splits
+    of the layer before would break); the splits (they keep every pre-activation as a function;
+    from the last layer back, so that each group's rows are still parallel, not only its
+    functions), the linear
     neurons' trades, the constant neurons' trades (from the last layer back), then the moves of
     the blocks with a margin layer by layer from the input (always moves near θ; (f)'s needs
     the kernel of ``W_{l+1}[:, B]``, which only the layers before change).  Left out where a later move would need what an
@@ -609,7 +620,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
     of the block's own moves: GL and bias trades) — blocks with a margin, whose moves are used.
     A constant neuron's bias trade is a move even without a margin (its row stays 0).
     """
-    from .upper import _ratio
+    from .upper import _ratio, cancel_ratios
     from .trades import opposite_rows, opposite_trade
     from algebra.linalg import QMatrix
     from algebra.linalg.gfp import rank_lower_bound
@@ -653,7 +664,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
                     "read, with its row tied), and the kernel spans both")
     in_block = {(l, i) for l, B in blocks.items()          # blocks with a margin (moves used)
                 if len(B) >= 2 and len(robust_blocks[l]) == len(B) for i in B}
-    splits, opposite, constant, robust_moves = [], [], [], []
+    splits, cancels, opposite, constant, robust_moves = [], [], [], [], []
     dup_members = set()
     duplicate_ok: set = set()
     for l, group in duplicate_groups(net):
@@ -664,6 +675,9 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
         dup_members.update((l, m) for m in live)
         if not any((l, m) in in_block for m in live):
             splits.append(["split_out", l, live])
+        if not any(always_on[starts[l] + m] for m in live) and cancel_ratios(net, l, live) \
+                and not _has_opposite(net, l, live):
+            cancels.append(["cancel", l, live, []])    # (its skipped columns: below)
         C = QMatrix.from_rows([[V[k, m] for m in live] for k in range(V.nrows)], ncols=len(live))
         rc = rank_lower_bound(C)                    # mod p: at most the rank over Q
         if rc == len(live) and len(live) == len(group):
@@ -685,6 +699,18 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
         else:
             overcount.append(f"neurons {(l + 1, r)}, {(l + 1, m)} have opposite rows whose kinks "
                              "the kernel moves apart (three-layer-fibers R34 (d))")
+    for e in cancels:
+        # the common row moves over the columns of layer l − 1 whose outgoing columns no other
+        # move needs: not a block's whose (f) directions need W_l[:, B], not an opposite pair's
+        # (parallel columns), not an unread or silent neuron's (columns that reach nobody)
+        l = e[1]
+        if l == 0:
+            continue
+        below = blocks.get(l - 1, [])
+        skip = set(below) if len(below) >= 2 and len(robust_blocks[l - 1]) == len(below) else set()
+        skip |= {i for t, pair in ((f[1], f[2]) for f in opposite) if t == l - 1 for i in pair}
+        skip |= {i for i in range(net.widths[l]) if not read[l - 1][i]}
+        e[3] = sorted(skip)
     dead = {(t, i) for t in range(net.depth - 1) for i in range(net.widths[t + 1])
             if not ever_on[starts[t] + i]}
     for l, i in constant_neurons(net, dead):      # (a silent one: its row moves instead)
@@ -719,7 +745,23 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
         if got is not None:
             got["skip_rows"] = sorted(m for t, m in dup_members if t == 1)
             trade.append(["opposite_trade", 0, got])
-    return splits + opposite + constant + robust_moves + trade
+    cancels.sort(key=lambda e: e[1])          # the first layer first (module docstring)
+    return cancels + splits + opposite + constant + robust_moves + trade
+
+
+def _has_opposite(net: Network, l: int, group) -> bool:
+    """Whether a neuron of hidden layer *l* outside *group* has a row and bias that is a negative
+    multiple of the group's (an opposite pair's trade would move one side of it)."""
+    W, b = net.layer(l)
+    ref = list(W.row_at(group[0])) + [b[group[0]]]
+    lead = next(c for c, v in enumerate(ref) if v != 0)
+    for i in range(W.nrows):
+        row = list(W.row_at(i)) + [b[i]]
+        if i not in group and row[lead] != 0:
+            c = row[lead] / ref[lead]
+            if c < 0 and all(x == c * y for x, y in zip(row, ref)):
+                return True
+    return False
 
 
 BOTTLENECK_HIDDEN = 64

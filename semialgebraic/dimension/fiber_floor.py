@@ -33,6 +33,18 @@ their vectors bounds the fiber's local dimension from below):
   function (h_i = z_i there), and on a bounded domain the neurons then keep z_i >= ε/2 under
   small moves (positive rows keep z_i >= b_i/2 without it).
 
+* ``["cancelling", l, g]``: a ``split_out`` group g (listed just before it) whose contributions
+  cancel, ``Σ_m c_m W_{l+1}[:, m] = 0``: the group's output is 0 whatever its common row is, and
+  that row moves, ``Σ_m c_m e(W_l[m, c])`` for every input c of the layer (its bias too) but the
+  neurons of layer l − 1's active block (whose (f) directions need ``W_l[:, B]``) and its unread
+  and unseen ones (whose outputs must reach nobody) (:func:`cancel_skip`): an exact line in the
+  fiber.  The other moves keep the group's rows parallel (the trades of layer l − 1 skip
+  the rows of split groups; a block's bias trades and GL moves act on the columns) and its
+  contributions cancelling (its own trades move ``c_m`` times a weight onto r against one off m;
+  scalings rescale ``c_m`` and the column together); so that no move of layer l + 1 breaks the
+  cancelling, none of its neurons reading the group is dead and it has no active block entry,
+  and on layer 0 no member is in the trade's pairs.  (A 3-4-1 net with 2 relu(z) − 4 relu(z/2):
+  fiber 8, 5 without these moves.)
 * ``["opposite_trade", 0, {"pairs", "block", "moves"}]``: first-layer neurons of opposite rows,
   ``(w_q, b_q) = −s (w_p, b_p)``, traded against the always-active neurons ``block`` of the first
   layer (the ones of its ``active_block`` entry, or on a cube with a margin ``z > 0``, and not
@@ -58,7 +70,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from .trades import opposite_rows, opposite_trade, trade_vectors
-from .upper import proportional_groups, same_mask_vectors
+from .upper import cancel_vectors, proportional_groups, same_mask_vectors
 
 __all__ = ["fiber_floor_moves", "fiber_floor_vectors", "certified_fiber_floor", "unseen_neurons"]
 
@@ -128,7 +140,34 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
                                                          | set(listed)), block)
             if trade is not None:
                 last = ["opposite_trade", 0, trade]
+    entries = _with_cancelling(net, entries, dead_at, last)
     return entries + ([last] if last is not None else [])
+
+
+def _with_cancelling(net: Network, entries: list, dead_at, trade) -> list:
+    """*entries* with ``["cancelling", l, g]`` after each ``split_out`` group g whose
+    contributions cancel (:func:`~.upper.cancel_ratios`), when no neuron of layer l + 1 that
+    reads the group is dead, layer l + 1 has no active block entry, and (layer 0) no member is in
+    the trade's pairs (module docstring)."""
+    from .upper import cancel_ratios
+    L = net.depth - 1
+    blocks = {e[1] for e in entries if e[0] == "active_block"}
+    pairs = {i for p in (trade[2]["pairs"] if trade is not None else []) for i in p}
+    out = []
+    for e in entries:
+        out.append(e)
+        if e[0] != "split_out":
+            continue
+        l, g = e[1], e[2]
+        V = net.weights[l + 1]
+        readers = {k for k in range(V.nrows) if any(V[k, m] != 0 for m in g)}
+        if l + 1 < L and (l + 1 in blocks or readers & set(dead_at[l + 1])):
+            continue
+        if l == 0 and pairs & set(g):
+            continue
+        if cancel_ratios(net, l, g) is not None:
+            out.append(["cancelling", l, g])
+    return out
 
 
 def unseen_neurons(net: Network, dead) -> list[list[int]]:
@@ -187,6 +226,9 @@ def fiber_floor_vectors(net: Network, entries, dom) -> list[dict]:
         if kind == "opposite_trade":
             out += trade_vectors(net, l, e[2], free_rows)
             continue
+        if kind == "cancelling":
+            out += cancel_vectors(net, l, e[2], cancel_skip(entries, l))
+            continue
         if kind == "active_block":
             B = e[2]
             nb = offs[l + 1] + V.nrows * V.ncols            # the next layer's biases
@@ -222,6 +264,14 @@ def fiber_floor_vectors(net: Network, entries, dom) -> list[dict]:
         else:
             raise ValueError(f"unknown fiber move {kind!r}")
     return [{k: w for k, w in v.items() if w != 0} for v in out if any(w != 0 for w in v.values())]
+
+
+def cancel_skip(entries, l: int) -> set:
+    """The columns of layer l − 1 (neurons) over which a ``cancelling`` group of layer *l* does
+    not move its row: those of its active block entry (whose (f) directions need ``W_l[:, B]``)
+    and its unread and unseen neurons (whose outputs must reach nobody)."""
+    return {i for f in entries if f[1] == l - 1 for i in
+            (f[2] if f[0] == "active_block" else [f[2]] if f[0] in ("unread", "unseen") else [])}
 
 
 def floor_entries(net: Network) -> int:

@@ -33,7 +33,7 @@ from ..verify import verify
 
 __all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
            "duplicate_vectors", "opposite_pairs", "opposite_vector", "constant_neurons", "constant_vectors",
-           "same_mask_vectors", "inputs_dead_entries", "unseen_vectors", "masked_pairs", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
+           "same_mask_vectors", "cancel_ratios", "cancel_vectors", "inputs_dead_entries", "unseen_vectors", "masked_pairs", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -78,6 +78,9 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
             continue
         if kind == "split_out":         # R34 (a) alone: the fiber's moves (directions.fiber_moves)
             out.extend(split_vectors(net, l, e[2]))
+            continue
+        if kind == "cancel":            # the fiber's moves only (directions.fiber_moves)
+            out.extend(cancel_vectors(net, l, e[2], e[3] if len(e) > 3 else ()))
             continue
         if kind == "opposite":
             out.append(opposite_vector(net, l, *e[2]))
@@ -252,6 +255,56 @@ def split_vectors(net: Network, l: int, group) -> list[dict]:
         cm = W[m, lead] / W[r, lead]
         for k in range(V.nrows):
             out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
+    return out
+
+
+def cancel_ratios(net: Network, l: int, group) -> list | None:
+    """The factors ``c_m`` of a group of positively parallel neurons of hidden layer *l* (rows and
+    biases ``(W_l[m, ·], b_l[m]) = c_m (W_l[r, ·], b_l[r])``, r = ``group[0]``, ``c_r = 1``) when
+    their outgoing contributions cancel, ``Σ_m c_m W_{l+1}[:, m] = 0`` (the group's output
+    ``Σ_m W_{l+1}[:, m] relu(c_m z_r)`` is then 0 whatever z_r is), else None.  The rows' being
+    parallel is not checked here.
+
+    >>> net = Network.from_rows([[[1], [2]], [[2, -1]]], [[1, 2], [0]])
+    >>> [str(c) for c in cancel_ratios(net, 0, [0, 1])]
+    ['1', '2']
+    """
+    W, _ = net.layer(l)
+    V = net.weights[l + 1]
+    r = group[0]
+    lead = next((c for c in range(W.ncols) if W[r, c] != 0), None)
+    if lead is None:
+        return None
+    cs = [W[m, lead] / W[r, lead] for m in group]
+    if all(sum((c * V[k, m] for c, m in zip(cs, group)), Q(0)) == 0 for k in range(V.nrows)):
+        return cs
+    return None
+
+
+def cancel_vectors(net: Network, l: int, group, skip=()) -> list[dict]:
+    """The moves of a cancelling group of positively parallel neurons of hidden layer *l*
+    (:func:`cancel_ratios` not None): their common row moves, ``Σ_m c_m e(W_l[m, c])`` for every
+    input c of the layer not in *skip* and ``Σ_m c_m e(b_l[m])`` (sparse, flat parameter order):
+    the rows stay ``c_m`` times one row and their contributions keep cancelling, so every point
+    of the line computes the same function (an exact move, not only a tangent).  No fact is
+    checked here.
+
+    >>> net = Network.from_rows([[[1], [2]], [[2, -1]]], [[1, 2], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in cancel_vectors(net, 0, [0, 1])]
+    [[(0, '1'), (1, '2')], [(2, '1'), (3, '2')]]
+    """
+    offs = parameter_offsets(net)
+    W = net.weights[l]
+    n_in = W.ncols
+    r = group[0]
+    lead = next(c for c in range(n_in) if W[r, c] != 0)
+    cs = [W[m, lead] / W[r, lead] for m in group]
+    out = []
+    for c in range(n_in + 1):
+        if c in skip:
+            continue
+        out.append({offs[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m): cm
+                    for m, cm in zip(group, cs)})
     return out
 
 

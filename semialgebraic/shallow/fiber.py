@@ -559,14 +559,26 @@ def _component_system(ring, rep, cf, orthant):
         u, beta, lam = key
         j0 = next(k for k, x in enumerate(u) if x != 0)
         s = 1 if lam > 0 else -1
-        eqs += [W(i, k) - W(i, j0) * u[k] for k in range(d) if k != j0]
-        eqs.append(B(i) - W(i, j0) * beta)
         pos.append(s * W(i, j0))
         groups.setdefault((u, beta), []).append((i, s, j0))
         if s < 0:
             affine_terms.append(i)
     for key, members in groups.items():
+        u, beta = key
         K = kinks.get(key, (Q(0),) * m)
+        if len(members) >= 2 and all(x == 0 for x in K):
+            # their kinks cancel: the group's sum is affine whatever their common hyperplane,
+            # which moves (rows proportional to the first member's, the kink and affine
+            # equations below unchanged); a pinned hyperplane would list a smaller set than the
+            # fiber near θ (a 3-4-1 net with 2 relu(z) − 4 relu(z/2): 5 pinned, 8 free)
+            r, _, j0 = members[0]
+            for i, _, _ in members[1:]:
+                eqs += [W(i, k) * W(r, j0) - W(r, k) * W(i, j0) for k in range(d) if k != j0]
+                eqs.append(B(i) * W(r, j0) - B(r) * W(i, j0))
+        else:
+            for i, _, j0 in members:
+                eqs += [W(i, k) - W(i, j0) * u[k] for k in range(d) if k != j0]
+                eqs.append(B(i) - W(i, j0) * beta)
         for o in range(m):
             eqs.append(sum((s * W(i, j0) * V(o, i) for i, s, j0 in members), ring.zero()) - K[o])
     for o in range(m):

@@ -1,5 +1,7 @@
 """The fiber floor of a ``functional_dimension`` certificate (three-layer-fibers R40): the
 optional ``fiber_moves`` (entries ``["scale", l, i]``, ``["split_out", l, [r, m, …]]``,
+``["cancelling", l, [r, m, …]]`` (a split_out group whose contributions cancel: its common row
+moves, :func:`_cancelling`),
 ``["dead", l, i]``, ``["unread", l, i]``, ``["unseen", l, i]`` (every non-zero outgoing weight
 into a neuron listed unread or unseen), ``["active_block", l, [i, …]]``: on a cube always
 active by interval bounds, on the orthant or R^d a bias and incoming weights > 0 on inputs >= 0;
@@ -24,8 +26,8 @@ from .functional_dimension_upper import _gl_direction, _one_mask_vectors, _param
 
 __all__: list[str] = []
 
-KINDS = ("scale", "split_out", "dead", "unread", "unseen", "active_block", "opposite_trade")
-GROUPS = ("split_out", "active_block")
+KINDS = ("scale", "split_out", "cancelling", "dead", "unread", "unseen", "active_block", "opposite_trade")
+GROUPS = ("split_out", "cancelling", "active_block")
 SINGLE = ("scale", "dead", "unread", "unseen")
 
 
@@ -52,7 +54,7 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                 return "an opposite_trade is a move of the first hidden layer (layer 0) only"
             continue
         if e[0] in GROUPS:
-            least = 2 if e[0] == "split_out" else 1
+            least = 1 if e[0] == "active_block" else 2
             if not isinstance(e[2], list) or len(e[2]) < least:
                 raise InputError(f"fiber_moves: a {e[0]} group is a list of >= {least} neurons: {e!r}")
             for i in e[2]:
@@ -114,6 +116,9 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                 if all(V[k, i] == 0 for k in range(V.nrows)):
                     return f"neuron ({l}, {i}) of the active block is unread"
             blocks[l] = e[2]
+    cancelling = _cancelling(net, moves, L)
+    if isinstance(cancelling, str):
+        return cancelling
     out = []
     for e in moves:
         kind, l = e[0], e[1]
@@ -142,6 +147,15 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                 for k in rows:
                     out.append({offsets[l + 1] + k * V.ncols + r: c,
                                 offsets[l + 1] + k * V.ncols + m: Q(-1)})
+            continue
+        if kind == "cancelling":          # the common row moves, not over the neurons of layer
+            cs = cancelling[id(e)]        # l − 1 in its active block, unread or unseen
+            skip = set(blocks.get(l - 1, ())) | {i for (t, i) in nobody if t == l - 1}
+            for c in range(n_in + 1):
+                if c in skip:
+                    continue
+                out.append({(offsets[l] + m * n_in + c if c < n_in else offsets[l] + W.nrows * n_in + m): cm
+                            for m, cm in zip(e[2], cs)})
             continue
         if kind == "active_block":
             B = e[2]
@@ -183,6 +197,62 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                 return f"neuron ({l}, {i}) is read (a non-zero outgoing weight): not unread"
             out += [{p: Q(1)} for p in win + [bias]]
     return [{p: w for p, w in v.items() if w != 0} for v in out]
+
+
+def _cancelling(net, moves, L) -> dict | str:
+    """``{id(entry): factors}`` of the ``cancelling`` entries, or the reason one is rejected.
+    Facts: the group is a ``split_out`` group of its layer (the same neurons, listed once as
+    cancelling), its rows and biases are ``c_m`` times the first's, ``c_m > 0``, and ``Σ_m c_m
+    W_{l+1}[:, m] = 0``; no neuron of layer l + 1 reading the group is listed dead, layer l + 1
+    has no active block entry, and on layer 0 no member is in the opposite trade's pairs (the
+    moves of those would break the cancelling: :mod:`semialgebraic.dimension.fiber_floor`)."""
+    out: dict = {}
+    seen = set()
+    for e in moves:
+        if e[0] != "cancelling":
+            continue
+        l, g = e[1], e[2]
+        key = (l, frozenset(g))
+        if key in seen:
+            return f"the cancelling group {g} of layer {l} is listed twice"
+        seen.add(key)
+        if not any(f[0] == "split_out" and f[1] == l and set(f[2]) == set(g) for f in moves):
+            return f"the cancelling group {g} of layer {l} is not a split_out group of its layer"
+        W, b = net.layer(l)
+        V = net.weights[l + 1]
+        ref = list(W.row_at(g[0])) + [b[g[0]]]
+        piv = next((c for c in range(W.ncols) if ref[c] != 0), None)
+        if piv is None:
+            return f"neuron ({l}, {g[0]}) has a zero row: no cancelling group"
+        cs = []
+        for m in g:
+            row = list(W.row_at(m)) + [b[m]]
+            c = row[piv] / ref[piv]
+            if c <= 0 or any(x != c * y for x, y in zip(row, ref)):
+                return (f"neuron ({l}, {m}) is not a positive multiple of neuron ({l}, {g[0]}): "
+                        "no cancelling group")
+            cs.append(c)
+        if any(sum((c * V[k, m] for c, m in zip(cs, g)), Q(0)) != 0 for k in range(V.nrows)):
+            return (f"the group {g} of layer {l} does not cancel: Σ c_m W_{{l+1}}[:, m] != 0 "
+                    "(its common row would change the function)")
+        readers = {k for k in range(V.nrows) if any(V[k, m] != 0 for m in g)}
+        if l + 1 < L:
+            if any(f[0] == "active_block" and f[1] == l + 1 for f in moves):
+                return (f"layer {l + 1} has an active block entry: its moves would break the "
+                        f"cancelling of the group {g} of layer {l}")
+            dead = sorted(k for f in moves if f[0] == "dead" and f[1] == l + 1
+                          for k in [f[2]] if k in readers)
+            if dead:
+                return (f"neuron ({l + 1}, {dead[0]}) reads the cancelling group {g} and is listed "
+                        "dead: its moves would break the cancelling")
+        if l == 0:
+            pairs = {i for f in moves if f[0] == "opposite_trade" and isinstance(f[2], dict)
+                     for p in f[2].get("pairs", []) if isinstance(p, list) for i in p}
+            if pairs & set(g):
+                return (f"a member of the cancelling group {g} is in the opposite trade's pairs: "
+                        "the trade would move one member's outgoing weight alone")
+        out[id(e)] = cs
+    return out
 
 
 def _trade(net, spec, lo_hi, bounds, moved, split, blocks, offsets, rows) -> list | str:

@@ -31,13 +31,20 @@ def _planted(seed: int) -> tuple[Network, object]:
     bs = [[q() for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
     for l in range(len(widths) - 2):
         n = widths[l + 1]
-        kinds = rng.sample(["duplicate", "opposite", "constant", "active", "dead", "unread", "none"], 3)
+        kinds = rng.sample(["duplicate", "opposite", "constant", "active", "dead", "unread", "none",
+                            "cancel"], 3)
         r, m = rng.sample(range(n), 2)
         for kind in kinds:
             if kind == "duplicate":
                 c = rng.choice([F(1), F(2), F(1, 3)])
                 Ws[l][m] = [c * w for w in Ws[l][r]]
                 bs[l][m] = c * bs[l][r]
+            elif kind == "cancel":          # a split pair whose contributions cancel
+                c = rng.choice([F(1), F(2), F(1, 3)])
+                Ws[l][m] = [c * w for w in Ws[l][r]]
+                bs[l][m] = c * bs[l][r]
+                for k in range(widths[l + 2]):
+                    Ws[l + 1][k][m] = -Ws[l + 1][k][r] / c
             elif kind == "opposite":
                 c = rng.choice([F(1), F(3), F(1, 2)])
                 Ws[l][m] = [-c * w for w in Ws[l][r]]
@@ -83,6 +90,11 @@ def _composed(net: Network, entries, rng) -> Network:
         if e[0] == "constant":          # the trade of the constant the neuron computes now
             net = _constant_trade(net, e[1], e[2], rng)
             continue
+        if e[0] == "opposite_trade":    # its kernel vectors recomputed where the others led
+            from semialgebraic.dimension.trades import opposite_trade
+            spec = opposite_trade(net, 0, e[2]["pairs"], e[2]["block"])
+            assert spec is not None and len(spec["moves"]) == len(e[2]["moves"])
+            e = ["opposite_trade", 0, dict(spec, skip_rows=e[2].get("skip_rows", []))]
         p = list(net.parameters())
         for v in sparse_entry_vectors(net, [e]):
             t = Q(rng.choice([-1, 1]) * rng.randint(1, 9), 10 ** 6 * rng.randint(1, 7))
@@ -162,10 +174,15 @@ HAND = {
         [[1, F(1, 2), F(-1, 3)], [1, 1], [0]]), None, 13, (13, 16)),
     # |x| = relu(x) + relu(-x): both kinks stay at 0 (b = 0), v w = 1 each: the 2 scalings
     "abs": (Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]]), None, 2, (2, 2)),
-    # the split neuron in a two-hidden-layer net: no kink argument there, the interval
+    # the split neuron in a two-hidden-layer net, whose two halves cancel (outgoing columns
+    # (1, −1) and (−1, 1)): their common row moves (3), with the scalings and the trades 6 for
+    # the pair; the rest, relu(2 h + 1/5) + relu(h − 1/7) of h = relu(2x − y + 1/3): 3
+    # scalings and the first neuron's bias trade (always active: 2h + 1/5 > 0), 4; fiber 10.
+    # The moves miss that bias trade (the neuron's row has negative weights on the pair, so
+    # no margin is shown): [9, 10] ([7, 10] before the cancelling moves, session 46)
     "split neuron, two layers": (Network.from_rows(
         [[[1, 2], [1, 2], [2, -1]], [[1, -1, 2], [-1, 1, 1]], [[1, 1]]],
-        [[F(1, 2), F(1, 2), F(1, 3)], [F(1, 5), F(-1, 7)], [0]]), None, None, (7, 10)),
+        [[F(1, 2), F(1, 2), F(1, 3)], [F(1, 5), F(-1, 7)], [0]]), None, 10, (9, 10)),
     # relu(x - 1/2) and an unread copy 2x - 1: unread, its row moves freely (3 with the other
     # scaling); read, its row stays a multiple (λ, v1 and the scaling: 3); the kernel spans 4
     "unread copy": (Network.from_rows([[[1], [2]], [[1, 0]]], [[F(-1, 2), -1], [0]]), None, 3, (3, 4)),
@@ -187,6 +204,34 @@ def test_non_generic_fibers_are_intervals_holding_the_hand_worked_value(name):
     assert fd.exact and (fib.lower, fib.upper) == bounds and fib.exact == (bounds[0] == bounds[1])
     assert value is None or fib.lower <= value <= fib.upper
     assert fd.details["fiber_overcount"] and fd.fiber_overcount.startswith("neuron")
+
+
+def test_a_cancelling_pair_is_exact_by_its_moves():
+    """2 relu(z) − 4 relu(z/2) = 0 on R^3: the pair's common hyperplane moves freely, 3 more
+    moves than the scalings, the trade and the other neurons' give: 8 = N − rank (the session-45
+    fibers audit: [5, 8] before the ``cancel`` moves); the `fiber` listing's component has that
+    tangent dimension at θ (its hyperplane not pinned)."""
+    import sympy as sp
+    from semialgebraic.shallow.fiber import fiber_shallow
+    net = Network.from_rows(
+        [[[-2, 1, -3], [4, -3, -2], [-5, -1, -1], [F(-5, 2), F(-1, 2), F(-1, 2)]], [[1, -1, 2, -4]]],
+        [[-4, -5, 3, F(3, 2)], [-5]])
+    fd = functional_dimension(net)
+    assert fd.fiber_dimension.exact and fd.fiber_dimension.value == 8 and fd.fiber_exact_by == "moves"
+    assert any(e[0] == "cancel" for e in fiber_moves(net))
+    F_ = fiber_shallow(net)
+    names = [sp.Symbol(f"p{k}") for k in range(net.n_parameters)]
+    ring_names = sorted(enumerate(net.parameter_names()), key=lambda kn: -len(kn[1]))
+
+    def parsed(e):
+        text = str(e).replace("^", "**")
+        for k, n in ring_names:
+            text = text.replace(n, f"p{k}")
+        return sp.sympify(text)
+    eqs = [parsed(e) for e in F_.components[0].equalities]
+    at = {s_: sp.Rational(str(v)) for s_, v in zip(names, net.parameters())}
+    J = sp.Matrix([[sp.diff(e, s_) for s_ in names] for e in eqs]).subs(at)
+    assert all(e.subs(at) == 0 for e in eqs) and net.n_parameters - J.rank() == 8
 
 
 @pytest.mark.parametrize("bias", [F(1, 10), F(0)])

@@ -23,9 +23,10 @@ from semialgebraic.verify import verify
 BOX = (Q(-1), Q(1))
 
 
-def _planted(seed: int):
+def _planted(seed: int, cancel: bool = False):
     """A random net (1 or 2 hidden layers, 1-2 inputs) with a dead neuron, an unread one and a
-    split pair planted (each with some chance), on a box, the orthant or R^d."""
+    split pair planted (each with some chance), on a box, the orthant or R^d; with *cancel*, the
+    split pair (or a triple) of one layer made to cancel, Σ c_m W_{l+1}[:, m] = 0."""
     rng = random.Random(seed)
     d = rng.choice([1, 2])
     widths = [d] + [rng.randint(3, 5) for _ in range(rng.choice([1, 2]))] + [rng.choice([1, 2])]
@@ -56,6 +57,20 @@ def _planted(seed: int):
             for a in rng.sample(range(n), 2):            # positive rows on inputs >= 0 (session 32)
                 Ws[l][a] = [abs(w) for w in Ws[l][a]]
                 bs[l][a] = abs(bs[l][a])
+    if cancel:                                       # after the rest: the group keeps its rows
+        l = rng.randrange(len(widths) - 2)
+        g = rng.sample(range(widths[l + 1]), rng.choice([2, 2, 3]))
+        cs = [F(1)] + [rng.choice([F(1), F(2), F(1, 3)]) for _ in g[1:]]
+        Ws[l][g[0]] = [q() for _ in range(widths[l])]   # a fresh row (switching, read)
+        bs[l][g[0]] = q()
+        for k in range(widths[l + 2]):
+            for m in g[:-1]:
+                Ws[l + 1][k][m] = q()
+        for m, c in zip(g[1:], cs[1:]):
+            Ws[l][m] = [c * w for w in Ws[l][g[0]]]
+            bs[l][m] = c * bs[l][g[0]]
+        for k in range(widths[l + 2]):               # the last member's column closes the sum
+            Ws[l + 1][k][g[-1]] = -sum(c * Ws[l + 1][k][m] for m, c in zip(g[:-1], cs[:-1])) / cs[-1]
     return Network.from_rows(Ws, bs), dom
 
 
@@ -106,6 +121,16 @@ def _moved(net: Network, dom, entries, rng) -> Network:
                 Ws[l][i] = [w - abs(step()) for w in Ws[l][i]]
             for k in free:
                 Ws[l + 1][k][i] += step()
+        elif kind == "cancelling":               # the common row, by c_m (at this point) times δ
+            g = e[2]
+            r = g[0]
+            lead = next(c for c, w in enumerate(Ws[l][r]) if w != 0)
+            below = next((f[2] for f in entries if f[0] == "active_block" and f[1] == l - 1), [])
+            delta = [step() for _ in range(len(Ws[l][r]) + 1)]
+            cs = [Ws[l][m][lead] / Ws[l][r][lead] for m in g]
+            for m, cm in zip(g, cs):
+                Ws[l][m] = [w + (0 if c in below else cm * t) for c, (w, t) in enumerate(zip(Ws[l][m], delta))]
+                bs[l][m] += cm * delta[-1]
         elif kind in ("unread", "unseen"):
             i = e[2]
             Ws[l][i] = [w + step() for w in Ws[l][i]]
@@ -311,3 +336,79 @@ def test_a_positive_block_on_r_d_from_the_second_layer():
                           for e in bad["fiber_moves"]]
     ok, reason = verify(bad)
     assert not ok and "needs a bias and incoming weights > 0" in reason
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_cancelling_group_moves_its_common_row(seed):
+    """A split group whose contributions cancel (Σ c_m W_{l+1}[:, m] = 0) outputs 0 whatever its
+    common row is: the ``cancelling`` entry moves that row (three-layer-fibers R40, session 46).
+    Planted on random nets with the other structures: every move applied by finite steps keeps
+    the function (decided exactly), the certificate is VALID and its claim + 1 rejected, the
+    floor never above N − the functional dimension."""
+    net, dom = _planted(seed, cancel=True)
+    entries, floor = certified_fiber_floor(net, dom)
+    moved = _moved(net, dom, entries, random.Random(seed + 2000))
+    got = equivalent(net, moved, domain=dom)
+    assert got.answer is True, (seed, entries, got.reason)
+    fd = functional_dimension(net, domain=dom)
+    assert floor <= net.n_parameters - fd.lower
+    cert = functional_dimension_certificate(net, fd, domain=dom)
+    ok, why = verify(cert)
+    assert ok, why
+    bad = copy.deepcopy(cert)
+    bad["fiber_lower"] = floor + 1
+    assert not verify(bad)[0]
+
+
+def test_the_planted_cancelling_groups_are_found():
+    found = sum(any(e[0] == "cancelling" for e in certified_fiber_floor(*_planted(s, cancel=True))[0])
+                for s in range(12))
+    assert found >= 8
+
+
+# a 3-4-1 net on R^3 whose neurons 2, 3 have rows (r, r/2) and outgoing weights 2, −4:
+# 2 relu(z) − 4 relu(z/2) = 0, so their common hyperplane moves freely (the fiber audit of
+# session 45: fiber 8, where the other moves gave 5 and `dim` the interval [5, 8])
+PAIR = Network.from_rows(
+    [[[-2, 1, -3], [4, -3, -2], [-5, -1, -1], [F(-5, 2), F(-1, 2), F(-1, 2)]], [[1, -1, 2, -4]]],
+    [[-4, -5, 3, F(3, 2)], [-5]])
+
+
+def test_a_cancelling_pair_closes_the_fiber():
+    fd = functional_dimension(PAIR)
+    assert fd.exact and fd.value == 13
+    assert fd.fiber_dimension.exact and fd.fiber_dimension.value == 8
+    cert = functional_dimension_certificate(PAIR, fd)
+    assert ["cancelling", 0, [2, 3]] in cert["fiber_moves"]
+    ok, why = verify(cert)
+    assert ok and cert["fiber_lower"] == 8 and "fiber dimension = 8" in why
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda c: c["network"]["layers"][1]["weight"][0].__setitem__(3, -3), "does not cancel"),
+    (lambda c: c["fiber_moves"].append(["cancelling", 0, [3, 2]]), "listed twice"),
+    (lambda c: c["fiber_moves"].append(["cancelling", 0, [0, 1]]), "not a split_out group"),
+    (lambda c: c["fiber_moves"].remove(["split_out", 0, [2, 3]]), "not a split_out group"),
+])
+def test_false_cancelling_entries_are_rejected(edit, why):
+    cert = functional_dimension_certificate(PAIR, functional_dimension(PAIR))
+    bad = copy.deepcopy(cert)
+    edit(bad)
+    ok, msg = verify(bad)
+    assert not ok and why in msg, msg
+
+
+def test_a_cancelling_group_read_by_a_dead_neuron_is_refused():
+    """Layer 2's neuron 0 reads the cancelling pair and is dead: its own moves (incoming weights
+    free) would break the cancelling, so the builder lists no such entry and the checker refuses
+    one."""
+    net = Network.from_rows([[[1], [2], [-1]], [[1, F(-1, 2), 1], [1, F(-1, 2), 1]], [[1, 1]]],
+                            [[0, 0, 1], [-100, -1], [0]])
+    entries, _ = certified_fiber_floor(net, BOX)
+    assert ["dead", 1, 0] in entries and ["split_out", 0, [0, 1]] in entries
+    assert not any(e[0] == "cancelling" for e in entries)
+    cert = functional_dimension_certificate(net, functional_dimension(net, domain=BOX), domain=BOX)
+    bad = copy.deepcopy(cert)
+    bad["fiber_moves"].append(["cancelling", 0, [0, 1]])
+    ok, msg = verify(bad)
+    assert not ok and "listed dead" in msg, msg
