@@ -150,20 +150,28 @@ def cmd_conserved(args) -> int:
     if budget.interrupted:          # the phases stopped at once because of Ctrl-C, not a timeout
         res.notes = tuple("interrupted (Ctrl-C):" + n[len("timeout:"):] if n.startswith("timeout:") else n
                           for n in res.notes)
-    if res.fiber_dimension is not None:
+    reading = None                  # R22's reading of the fiber dimension: the moves' floor
+    if res.fiber_dimension is not None or (complete and not res.stopped_in and not budget.interrupted
+                                           and res.fiber_dimension_upper is not None):
         with phase("checking the fiber dimension"):
             try:
                 res = _fiber_checked(net, res, samples, _data_box(points) if args.data else dom,
                                      data=bool(args.data), budget=total)
+                if isinstance(res, tuple):      # R22's reading: its floor for the JSON
+                    res, reading = res
             except KeyboardInterrupt:   # (the nearby θ' rank, the moves: exact calls) the laws
                 total.interrupt()       # stand; N − rank an upper bound only (s45 Ctrl-C audit F6)
                 from dataclasses import replace
                 from ..dimension.functional import scaling_floor
-                res = replace(res, fiber_dimension_lower=min(res.fiber_dimension, scaling_floor(net)),
+                res = replace(res, fiber_dimension_lower=min(res.fiber_dimension_upper, scaling_floor(net),
+                                                              res.fiber_dimension_lower),
                               notes=(*res.notes, f"{total.reason or 'interrupted'} while the fiber "
                                      "dimension was checked: N − rank is an upper bound only"))
     why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
+    if reading is not None and res.fiber_dimension is not None:    # as `dim --json` says it
+        data.update(fiber_dimension_by="R22 reading (not certified)", fiber_lower=reading,
+                    fiber_upper=res.fiber_dimension)
     if data.get("fiber_dimension_lower") is not None:     # the keys `dim` uses, too (a user
         data["fiber_lower"] = data["fiber_dimension_lower"]   # audit: one name per quantity)
         data["fiber_upper"] = data.get("fiber_dimension_upper")
@@ -225,7 +233,8 @@ def _data_box(points):
 
 
 def _fiber_checked(net, res, samples, bounded, data: bool = False, budget=None):
-    """*res* with its fiber dimension N − rank kept only where the rank is locally constant
+    """*res* (or ``(res, floor)`` for R22's reading, with the moves' rank) with its fiber
+    dimension N − rank kept only where the rank is locally constant
     (:func:`semialgebraic.dimension.directions.fiber_lower`: the moves proven to keep the
     function near θ reach it, a generic bottleneck by R17, or R22's reading with the same
     functional dimension at a random θ' near θ — on a box or R^d; with data points the reading
@@ -235,10 +244,28 @@ def _fiber_checked(net, res, samples, bounded, data: bool = False, budget=None):
     from dataclasses import replace
     from ..dimension.directions import fiber_lower
     from ..dimension.functional import nearby_rank_jump
+    if res.fiber_dimension is None:
+        # only bounds: a pattern with no differentiable input left its fields out of the upper
+        # one (N − rank of the others' fields); the moves may still reach it (s45 re-run audit
+        # N4: [6, 12] where `dim` says 12)
+        floor, _ = fiber_lower(net, bounded, [s.pattern for s in samples], None, None)
+        if res.fiber_dimension_lower < floor <= res.fiber_dimension_upper:
+            note = ((f"fiber dimension = {floor}: " if floor == res.fiber_dimension_upper else
+                     f"fiber dimension >= {floor}: ")
+                    + "the moves that keep the function near theta (scalings, dead, unread, "
+                    "parallel, constant and always-active neurons) reach "
+                    + ("that bound" if floor == res.fiber_dimension_upper else "this far"))
+            return replace(res, fiber_dimension_lower=floor, notes=(*res.notes, note))
+        return res
     lower, how = fiber_lower(net, bounded, [s.pattern for s in samples], None, res.fiber_dimension)
     if how == "R22" and not data and (getattr(bounded, "halfspaces", ()) or nearby_rank_jump(
             net, bounded, net.n_parameters - res.fiber_dimension, budget)):
         how = ""                # (the nearby reading takes boxes, not half-spaces: bounds only)
+    if how == "R22":            # a reading, not a proof: said so, the certified floor beside it
+        note = (f"fiber dimension {res.fiber_dimension} is three-layer-fibers R22's reading, not "
+                "certified (the rank taken as locally constant at theta, checked at a random "
+                f"theta' nearby, not proved); the moves that keep the function give at least {lower}")
+        return replace(res, notes=(*res.notes, note)), lower
     if how:
         return res
     upper, notes = res.fiber_dimension, res.notes

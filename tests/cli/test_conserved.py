@@ -143,3 +143,42 @@ def test_large_networks_count_rescaling_laws_without_polynomials(monkeypatch, ca
     text = json.dumps(data)
     assert "not built as polynomials for 15 parameters" in text
     assert data["number_of_laws"] == 4 and any("count toward the lower bound" in n for n in data["notes"])
+
+
+# the session-45 re-run audit's N4: a constant first-layer neuron on R^2 (one region holds no
+# differentiable input: the fiber's upper bound takes the other regions' fields), and a
+# first-layer neuron with a zero outgoing column (an R22 reading)
+CONST_DEEP = {"layers": [{"weight": [[0, 0], [5, 2], [-4, -1]], "bias": [3, 3, 4]},
+                         {"weight": [[2, -3, 5], [1, -4, -2], [5, 5, -5]], "bias": [5, -3, 5]},
+                         {"weight": [[-3, -2, -5]], "bias": [-1]}]}
+ZERO_COLUMN = {"layers": [{"weight": [[4, 5], [-3, -5], [3, 2]], "bias": [-4, -3, -2]},
+                          {"weight": [[0, 2, -3], [0, -3, 4], [0, -5, -4]], "bias": [-2, -1, -2]},
+                          {"weight": [[-1, -4, -4]], "bias": [1]}]}
+
+
+def test_conserved_closes_the_fiber_where_the_moves_reach_the_bound(tmp_path, run):
+    """conserved said 6 <= fiber dimension <= 12 where dim says 12: the moves that keep the
+    function reach N − the rank of the other regions' fields."""
+    p = tmp_path / "const_deep.json"
+    p.write_text(json.dumps(CONST_DEEP))
+    code, out, _ = run("conserved", str(p), "--json")
+    d = json.loads(out)
+    assert code == 0 and d["fiber_dimension"] == 12 and "fiber_lower" not in d
+    code, out, _ = run("dim", str(p), "--json")
+    assert json.loads(out)["fiber_dimension"] == 12
+    code, out, _ = run("conserved", str(p))
+    assert "(fiber dimension 12)" in out and "fiber dimension = 12: the moves" in out
+
+
+def test_conserved_marks_an_r22_reading_as_dim_does(tmp_path, run):
+    p = tmp_path / "zero_column.json"
+    p.write_text(json.dumps(ZERO_COLUMN))
+    code, out, _ = run("conserved", str(p), "--json")
+    d = json.loads(out)
+    code2, out2, _ = run("dim", str(p), "--json")
+    e = json.loads(out2)
+    keys = ("fiber_dimension", "fiber_dimension_by", "fiber_lower", "fiber_upper")
+    assert code == code2 == 0 and [d[k] for k in keys] == [e[k] for k in keys] == \
+        [13, "R22 reading (not certified)", 11, 13]
+    code, out, _ = run("conserved", str(p))
+    assert "fiber dimension 13 is three-layer-fibers R22's reading, not certified" in out
