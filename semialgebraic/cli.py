@@ -21,6 +21,7 @@ import re
 import signal
 import sys
 import threading
+from types import SimpleNamespace
 import time
 from contextlib import contextmanager
 
@@ -30,7 +31,7 @@ from .budget import alarm_at, ctrl_c, ctrl_c_count, heartbeat, note_ctrl_c, quie
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
-__all__ = ["main", "COMMAND_MODULES", "emit", "fail", "STARTUP_MARK"]
+__all__ = ["main", "COMMAND_MODULES", "emit", "fail", "STARTUP_MARK", "answer_kept"]
 
 # With the environment variable NETFIBERS_STARTUP_MARK=1, one line "STARTUP_MARK <t> <c>" goes
 # to stderr once the imports are done and the arguments parsed, just before the command runs:
@@ -57,7 +58,7 @@ def emit(args: argparse.Namespace, data: dict, text: str) -> None:
     ends with the note saying how to get the exact rationals (once, whichever command printed
     it: README "Reading the answers")."""
     quiet()                                   # no heartbeat line inside the answer
-    with _answer_kept():
+    with answer_kept():
         _emit(args, data, text)
 
 
@@ -81,23 +82,29 @@ def _emit(args: argparse.Namespace, data: dict, text: str) -> None:
 
 
 @contextmanager
-def _answer_kept():
+def answer_kept():
     """While a finished answer is written, a first Ctrl-C does not throw it away (the JSON encoder
     or the print cut by a KeyboardInterrupt lost the whole answer: s45 Ctrl-C audit F7): it is
     counted and gives SIGINT its default action back — a second Ctrl-C still kills at once, as
-    after any first one — and the answer is written whole."""
+    after any first one — and the answer is written whole.  Commands hold it from their decision
+    on (its certificate written, its JSON and text built: ``equiv``, ``diff``, ``absorb``; s45
+    re-run audit O2, F7: the certificate on disk, then one line and exit 3); nested, the inner
+    one changes nothing.  Yields an object whose ``ctrl_c`` says whether a Ctrl-C was counted
+    (a loop over items then stops: ``absorb --all``)."""
+    kept = SimpleNamespace(ctrl_c=False)      # (True once a Ctrl-C was counted here)
     if threading.current_thread() is not threading.main_thread() or \
             not callable(signal.getsignal(signal.SIGINT)):
-        yield
+        yield kept
         return
 
     def later(signum, frame):
         note_ctrl_c()
+        kept.ctrl_c = True
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     old = signal.signal(signal.SIGINT, later)
     try:
-        yield
+        yield kept
     finally:
         if signal.getsignal(signal.SIGINT) is later:
             signal.signal(signal.SIGINT, old)

@@ -23,7 +23,7 @@ from ..budget import Budget, phase
 from ..certificates import write_certificate
 from algebra.activations import supported_activations
 
-from ..cli import emit, fail
+from ..cli import answer_kept, emit, fail
 from ..verdict import Verdict, witness_text
 from . import display
 from .common import is_existing_file
@@ -93,45 +93,46 @@ def cmd_absorb(args) -> int:
         budget.interrupt()
         v = Verdict(None, "absorb", f"undecided: {budget.reason or 'interrupted (Ctrl-C)'} before a "
                     "decision", ())
-    if args.certificate and v.certificate is not None:
-        try:
-            write_certificate(v.certificate, args.certificate)
-        except OSError as exc:
-            fail(f"{args.certificate}: cannot write: {exc.strerror}")
-    word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
-    lines = [f"{args.block}: {word} [{v.method}]", f"  {v.reason}"]
-    all_s = v.details.get("all_S")
-    if all_s:
-        lines.append(f"  all S (0-based): {all_s}")
-    failed = [h for h in v.hypotheses if h.holds is False]
-    for h in failed:               # under a yes: the theorem's, which the construction used
-        lines.append(f"  hypothesis not met: {h.name}"   # does not need (new-user audit)
-                     + (f" ({witness_text(h.witness)})" if h.witness else "")
-                     + (" - not needed by this construction" if v.answer is True else ""))
-    if args.certificate:
-        lines.append(f"  certificate: {args.certificate}" if v.certificate is not None
-                     else "  no certificate (undecided); nothing written")
-    data = v.to_json()
-    absorbing = _absorbing_blocks(v)
-    if absorbing is not None:
-        data["absorbing_block"] = absorbing
-        shown = absorbing if isinstance(absorbing, dict) else None
-        if shown is not None and len(shown.get("w_up", ())) * len(shown.get("w_down", ())) <= 64:
-            ex = getattr(args, "exact", False)    # long rationals as ≈ decimals (absorb audit)
-            lines.append(f"  absorbing block (no skip): W_up' = {_rows(shown['w_up'], ex)}, "
-                         f"W_down' = {_rows(shown['w_down'], ex)}"
-                         + "".join(f", {key}' = {_rows([shown[key]], ex)}" for key in ("b_up", "b_down")
-                                   if key in shown))
-            if display.text_needs_note(lines, ex):
-                lines.append(display.EXACT_NOTE)
-        else:
-            lines.append(f"  absorbing block{' (no skip)' if shown is not None else 's (one per block, no skip)'}: "
-                         "--json key 'absorbing_block'"
-                         + (" and the certificate" if args.certificate else ""))
-    if v.certificate is not None and args.certificate:
-        data["certificate"] = args.certificate
-    emit(args, data, "\n".join(lines))
-    return v.exit_code()
+    with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 O2, F7)
+        if args.certificate and v.certificate is not None:
+            try:
+                write_certificate(v.certificate, args.certificate)
+            except OSError as exc:
+                fail(f"{args.certificate}: cannot write: {exc.strerror}")
+        word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
+        lines = [f"{args.block}: {word} [{v.method}]", f"  {v.reason}"]
+        all_s = v.details.get("all_S")
+        if all_s:
+            lines.append(f"  all S (0-based): {all_s}")
+        failed = [h for h in v.hypotheses if h.holds is False]
+        for h in failed:               # under a yes: the theorem's, which the construction used
+            lines.append(f"  hypothesis not met: {h.name}"   # does not need (new-user audit)
+                         + (f" ({witness_text(h.witness)})" if h.witness else "")
+                         + (" - not needed by this construction" if v.answer is True else ""))
+        if args.certificate:
+            lines.append(f"  certificate: {args.certificate}" if v.certificate is not None
+                         else "  no certificate (undecided); nothing written")
+        data = v.to_json()
+        absorbing = _absorbing_blocks(v)
+        if absorbing is not None:
+            data["absorbing_block"] = absorbing
+            shown = absorbing if isinstance(absorbing, dict) else None
+            if shown is not None and len(shown.get("w_up", ())) * len(shown.get("w_down", ())) <= 64:
+                ex = getattr(args, "exact", False)    # long rationals as ≈ decimals (absorb audit)
+                lines.append(f"  absorbing block (no skip): W_up' = {_rows(shown['w_up'], ex)}, "
+                             f"W_down' = {_rows(shown['w_down'], ex)}"
+                             + "".join(f", {key}' = {_rows([shown[key]], ex)}" for key in ("b_up", "b_down")
+                                       if key in shown))
+                if display.text_needs_note(lines, ex):
+                    lines.append(display.EXACT_NOTE)
+            else:
+                lines.append(f"  absorbing block{' (no skip)' if shown is not None else 's (one per block, no skip)'}: "
+                             "--json key 'absorbing_block'"
+                             + (" and the certificate" if args.certificate else ""))
+        if v.certificate is not None and args.certificate:
+            data["certificate"] = args.certificate
+        emit(args, data, "\n".join(lines))
+        return v.exit_code()
 
 
 def _cmd_all(args) -> int:
@@ -173,44 +174,48 @@ def _cmd_all(args) -> int:
                 budget.interrupt()
                 v = Verdict(None, "absorb", f"undecided: {budget.reason or 'interrupted (Ctrl-C)'} "
                             "before a decision", ())
-        word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
-        stem = (prefix.rstrip('.') or 'block').replace('/', '_').replace('\\', '_')
-        if stem in (".", "..") or stem.startswith(".") or len(stem.encode()) > 200:
-            stem = f"block{len(rows)}"     # (a file name that cannot be: s44 rerun audit N5)
-        name = f"{stem}.json"
-        if name.lower() in used:        # two prefixes, one file name ('a/b.', 'a_b.'): the block's
-            name = f"{stem}.{len(rows)}.json"                   # index keeps each its own file
-        used.add(name.lower())
-        if args.certificate and v.certificate is not None:
-            certs.append((name, v.certificate))
-        row = {"prefix": prefix, "layout": b["layout"], "d": b["d"], "k": b["k"], "verdict": word,
-               **v.to_json()}
-        if args.certificate:
-            row["certificate"] = str(Path(args.certificate) / name) if v.certificate is not None else None
-        rows.append(row)
-        texts.append(f"{prefix or '(no prefix)'}: {word} [{v.method}]\n  {v.reason}")
-    args.prefix = None
-    if certs:
-        try:
-            Path(args.certificate).mkdir(parents=True, exist_ok=True)
-            for name, cert in certs:
-                write_certificate(cert, str(Path(args.certificate) / name))
-        except OSError as exc:
-            fail(f"{args.certificate}: cannot write: {exc.strerror}")
-    count = {w: sum(r["verdict"] == w for r in rows) for w in ("absorbable", "not absorbable", "undecided")}
-    head = (f"{path}: {len(rows)} MLP block{'s' if len(rows) != 1 else ''} ({args.activation}): "
-            f"{count['absorbable']} absorbable, {count['not absorbable']} not absorbable, "
-            f"{count['undecided']} undecided" + (f" (stopped: {budget.reason})" if budget.reason else ""))
-    tail = ([f"certificates: {len(certs)} in {args.certificate}/ (PREFIX.json, one per decided block)"
-             if certs else "no certificate written (no block decided)"] if args.certificate else [])
-    code = 1 if count["not absorbable"] else 0 if count["absorbable"] == len(rows) else 3
-    data = {"file": str(path), "activation": args.activation, "blocks": rows,
-            "absorbable": count["absorbable"], "not_absorbable": count["not absorbable"],
-            "undecided": count["undecided"], "answer": {0: True, 1: False, 3: None}[code]}
-    if budget.reason:
-        data["reason"] = budget.reason
-    emit(args, data, "\n".join([head, *texts, *tail]))
-    return code
+        with answer_kept() as kept:   # this block's row whole; a Ctrl-C in it ends the loop
+            word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
+            stem = (prefix.rstrip('.') or 'block').replace('/', '_').replace('\\', '_')
+            if stem in (".", "..") or stem.startswith(".") or len(stem.encode()) > 200:
+                stem = f"block{len(rows)}"     # (a file name that cannot be: s44 rerun audit N5)
+            name = f"{stem}.json"
+            if name.lower() in used:        # two prefixes, one file name ('a/b.', 'a_b.'): the block's
+                name = f"{stem}.{len(rows)}.json"                   # index keeps each its own file
+            used.add(name.lower())
+            if args.certificate and v.certificate is not None:
+                certs.append((name, v.certificate))
+            row = {"prefix": prefix, "layout": b["layout"], "d": b["d"], "k": b["k"], "verdict": word,
+                   **v.to_json()}
+            if args.certificate:
+                row["certificate"] = str(Path(args.certificate) / name) if v.certificate is not None else None
+            rows.append(row)
+            texts.append(f"{prefix or '(no prefix)'}: {word} [{v.method}]\n  {v.reason}")
+        if kept.ctrl_c:
+            budget.interrupt()
+    with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 O2, F7)
+        args.prefix = None
+        if certs:
+            try:
+                Path(args.certificate).mkdir(parents=True, exist_ok=True)
+                for name, cert in certs:
+                    write_certificate(cert, str(Path(args.certificate) / name))
+            except OSError as exc:
+                fail(f"{args.certificate}: cannot write: {exc.strerror}")
+        count = {w: sum(r["verdict"] == w for r in rows) for w in ("absorbable", "not absorbable", "undecided")}
+        head = (f"{path}: {len(rows)} MLP block{'s' if len(rows) != 1 else ''} ({args.activation}): "
+                f"{count['absorbable']} absorbable, {count['not absorbable']} not absorbable, "
+                f"{count['undecided']} undecided" + (f" (stopped: {budget.reason})" if budget.reason else ""))
+        tail = ([f"certificates: {len(certs)} in {args.certificate}/ (PREFIX.json, one per decided block)"
+                 if certs else "no certificate written (no block decided)"] if args.certificate else [])
+        code = 1 if count["not absorbable"] else 0 if count["absorbable"] == len(rows) else 3
+        data = {"file": str(path), "activation": args.activation, "blocks": rows,
+                "absorbable": count["absorbable"], "not_absorbable": count["not absorbable"],
+                "undecided": count["undecided"], "answer": {0: True, 1: False, 3: None}[code]}
+        if budget.reason:
+            data["reason"] = budget.reason
+        emit(args, data, "\n".join([head, *texts, *tail]))
+        return code
 
 
 def _int_codes(path, prefixes) -> None:

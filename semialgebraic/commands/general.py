@@ -43,7 +43,7 @@ from algebra.rationals import Q, q_str, to_q
 
 from ..budget import Budget
 from ..certificates import write_certificate
-from ..cli import emit, fail
+from ..cli import answer_kept, emit, fail
 from ..dimension.functional import on_slice
 from ..dimension.result import MOVES
 from ..bab import diff_bounds, epsilon_equivalent
@@ -205,40 +205,41 @@ def cmd_equiv(args) -> int:
         why = str(exc) or (budget.reason if budget.exhausted() else None) or "interrupted (Ctrl-C)"
         v = Verdict(None, args.method, f"undecided: {why} before a method decided",
                     (), None, {"regions_checked": 0, "complete": False})
-    if args.certificate and v.answer is not None and v.certificate is not None:
-        write_certificate(v.certificate, args.certificate)
-    data = v.to_json() if getattr(args, "json", False) else {}    # large certificates: costly
-    data.setdefault("regions_checked", v.details.get("regions_checked", 0))
-    if data and v.answer is False and "point" not in data and \
-            isinstance((v.certificate or {}).get("x"), list):    # every method's point at the top
-        data["point"] = v.certificate["x"]                        # (new-user audit: not canon's)
-    units, line = units_report(args.units, parse_domain(args, a.n_inputs, a), args.exact) if args.units \
-        else ({}, "")
-    data.update(units)
-    note = ""
-    if isinstance(domain, Domain):      # half-spaces or open sides (equivalence.dispatch._on_cut)
-        note = f"\n  decided on the domain itself by the {v.details['decided_by']}" \
-            if "decided_by" in v.details else ""
-        pt = v.details.get("point")
-        if v.answer is False and v.method == "branch and bound" and pt is not None:
-            pt, o = [to_q(t) for t in pt], v.details.get("output")
-            gap = to_q(v.details["lower"]) if v.details.get("lower") not in (None, "inf") else None
-            note = (f"\n  x = {display.point(pt, args.exact)}"
-                    + ("" if gap is None else f"\n  |a_{o}(x) - b_{o}(x)| = {display.number(gap, args.exact)}")
-                    + note + display.note(pt + ([] if gap is None else [gap]), args.exact))
-    if isinstance(domain, list):        # a box with its own sides, decided on the cube
-        data.setdefault("box", [[str(lo), str(hi)] for lo, hi in domain])
-        data["note"] = note = _ON_BOX_NOTE
-        note = "\n  " + note
-    text = equiv_text(v, exact=args.exact)
-    note = domain_line(data, parse_domain(args, a.n_inputs, a), args.exact) + note
-    legend = "\n" + display.EXACT_NOTE
-    if text.endswith(legend):           # the notes first, the ≈ legend last
-        text = text[:-len(legend)] + note + line + legend
-    else:
-        text += note + line
-    emit(args, data, display.with_roundings(data, text, hypotheses=v.hypotheses))
-    return v.exit_code()
+    with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 O2, F7)
+        if args.certificate and v.answer is not None and v.certificate is not None:
+            write_certificate(v.certificate, args.certificate)
+        data = v.to_json() if getattr(args, "json", False) else {}    # large certificates: costly
+        data.setdefault("regions_checked", v.details.get("regions_checked", 0))
+        if data and v.answer is False and "point" not in data and \
+                isinstance((v.certificate or {}).get("x"), list):    # every method's point at the top
+            data["point"] = v.certificate["x"]                        # (new-user audit: not canon's)
+        units, line = units_report(args.units, parse_domain(args, a.n_inputs, a), args.exact) if args.units \
+            else ({}, "")
+        data.update(units)
+        note = ""
+        if isinstance(domain, Domain):      # half-spaces or open sides (equivalence.dispatch._on_cut)
+            note = f"\n  decided on the domain itself by the {v.details['decided_by']}" \
+                if "decided_by" in v.details else ""
+            pt = v.details.get("point")
+            if v.answer is False and v.method == "branch and bound" and pt is not None:
+                pt, o = [to_q(t) for t in pt], v.details.get("output")
+                gap = to_q(v.details["lower"]) if v.details.get("lower") not in (None, "inf") else None
+                note = (f"\n  x = {display.point(pt, args.exact)}"
+                        + ("" if gap is None else f"\n  |a_{o}(x) - b_{o}(x)| = {display.number(gap, args.exact)}")
+                        + note + display.note(pt + ([] if gap is None else [gap]), args.exact))
+        if isinstance(domain, list):        # a box with its own sides, decided on the cube
+            data.setdefault("box", [[str(lo), str(hi)] for lo, hi in domain])
+            data["note"] = note = _ON_BOX_NOTE
+            note = "\n  " + note
+        text = equiv_text(v, exact=args.exact)
+        note = domain_line(data, parse_domain(args, a.n_inputs, a), args.exact) + note
+        legend = "\n" + display.EXACT_NOTE
+        if text.endswith(legend):           # the notes first, the ≈ legend last
+            text = text[:-len(legend)] + note + line + legend
+        else:
+            text += note + line
+        emit(args, data, display.with_roundings(data, text, hypotheses=v.hypotheses))
+        return v.exit_code()
 
 
 _ON_BOX_NOTE = ("on the box, decided for a and b read on [-1, 1]^d (x = centre + half-width * u maps "
@@ -299,46 +300,48 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
     dom = parse_domain(args, a.n_inputs, a)
     same = equal_first(a, b, dom, budget)
     if same is not None:          # a = b on the domain, certified: max |a - b| = 0 <= E
-        if args.certificate:
-            write_certificate(same.certificate, args.certificate)
-        units, line = units_report(getattr(args, "units", None), dom, args.exact)
-        data = {"answer": True, "epsilon": str(eps), "lower": "0", "upper": "0", "complete": True,
-                "max_deviation": "0", "method": f"equality ({same.method})", "reason": same.reason,
-                "decided": True, **units}
-        emit(args, data, with_domain(data, f"max |a - b| <= {q_str(eps)} (a and b are equal on the "
-                                           f"domain, {same.method}: {same.reason})" + line, dom,
-                                     args.exact))
-        return 0
+        with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 O2, F7)
+            if args.certificate:
+                write_certificate(same.certificate, args.certificate)
+            units, line = units_report(getattr(args, "units", None), dom, args.exact)
+            data = {"answer": True, "epsilon": str(eps), "lower": "0", "upper": "0", "complete": True,
+                    "max_deviation": "0", "method": f"equality ({same.method})", "reason": same.reason,
+                    "decided": True, **units}
+            emit(args, data, with_domain(data, f"max |a - b| <= {q_str(eps)} (a and b are equal on the "
+                                               f"domain, {same.method}: {same.reason})" + line, dom,
+                                         args.exact))
+            return 0
     try:
         answer, r = epsilon_equivalent(a, b, dom, eps, budget=budget, copies=True)
     except KeyboardInterrupt:       # a Ctrl-C between the search's own handlers (O1, as diff)
         budget.interrupt()
         r = unprepared(a, b, dom, budget, eps, when="before the search could report its bounds")
         answer = False if r.lower > eps else None
-    # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
-    written = args.certificate if args.certificate and r.certificate is not None else None
-    if written:
-        write_certificate(r.certificate, written)
-    units, line = units_report(getattr(args, "units", None), dom, args.exact)
-    data = {"answer": answer, "epsilon": str(eps), **r.to_json(),
-            "decided": answer is not None, **units}
-    if answer is None:
-        pass
-    elif answer is True:
-        text = f"max |a - b| <= {q_str(eps)} ({data['method']}, certified: upper bound {_num(r.upper, args)})"
-    elif answer is False:
-        text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = "
-                f"{display.number_above(r.lower, eps, getattr(args, 'exact', False))} at "
-                f"x = {display.point(r.point, args.exact)}")
-        if r.unbounded:
-            text += f"\n  {r.reason}"
-    if answer is None:
-        text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
-                f"({r.reason})" if r.upper is not None else
-                f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
-    text += _checked_note(r, written)
-    emit(args, data, with_domain(data, text + line, dom, args.exact))
-    return {True: 0, False: 1, None: 3}[answer]
+    with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 O2, F7)
+        # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
+        written = args.certificate if args.certificate and r.certificate is not None else None
+        if written:
+            write_certificate(r.certificate, written)
+        units, line = units_report(getattr(args, "units", None), dom, args.exact)
+        data = {"answer": answer, "epsilon": str(eps), **r.to_json(),
+                "decided": answer is not None, **units}
+        if answer is None:
+            pass
+        elif answer is True:
+            text = f"max |a - b| <= {q_str(eps)} ({data['method']}, certified: upper bound {_num(r.upper, args)})"
+        elif answer is False:
+            text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = "
+                    f"{display.number_above(r.lower, eps, getattr(args, 'exact', False))} at "
+                    f"x = {display.point(r.point, args.exact)}")
+            if r.unbounded:
+                text += f"\n  {r.reason}"
+        if answer is None:
+            text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
+                    f"({r.reason})" if r.upper is not None else
+                    f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
+        text += _checked_note(r, written)
+        emit(args, data, with_domain(data, text + line, dom, args.exact))
+        return {True: 0, False: 1, None: 3}[answer]
 
 
 def _num(q, args) -> str:
@@ -474,34 +477,36 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
     except KeyboardInterrupt:       # a Ctrl-C between the search's own handlers (s45 swallowed-
         budget.interrupt()          # stop audit O1: one line): the value at one point, certified
         r = unprepared(a, b, dom, budget, when="before the search could report its bounds")
-    diff_picture(args.plot, a, b, dom.box, r.point, r.lower if r.complete else None)
-    if args.certificate:
-        write_certificate(r.certificate, args.certificate)
-    at = f" at x = {display.point(r.point, args.exact)}, output {r.output}"
-    if r.unbounded:
-        text = (f"max |a - b| = +inf: {r.reason}; |a_{r.output} - b_{r.output}| = "
-                f"{_num(r.lower, args)}{at}")
-    elif r.upper is None:
-        text = f"max |a - b| >= {_num(r.lower, args)}; lower bound attained{at} ({r.reason})"
-    elif r.complete:
-        text = f"max |a - b| = {_num(r.lower, args)}{at}"
-    else:
-        lo_text, hi_text = display.bounds(r.lower, r.upper, getattr(args, "exact", False))
-        text = (f"max |a - b| \u2208 [{lo_text}, {hi_text}]; lower bound attained{at}"
-                f" ({r.reason})")
-    if (r.certificate or {}).get("type") == "symmetry_path":   # (bab.diff._symmetric_copy)
-        text += " [decided by symmetry: b is a with neurons permuted and rescaled, S1, S2]"
-    else:
-        text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]"
-    data = {**r.to_json(), **units}
-    if walk:
-        text += f"\n  {walk}"
-        data["walk"] = walk
-    emit(args, data, with_domain(data, text + _checked_note(r, args.certificate) + line, dom,
-                                 args.exact))
     # a Ctrl-C the search or its self-check kept (the value stands, said not re-checked): exit 3,
-    # as every Ctrl-C (dim and conserved alike, s45)
-    return 0 if r.complete and not (budget.exhausted() and budget.interrupted) else 3
+    # as every Ctrl-C (dim and conserved alike, s45); one after the decision: the verdict's code
+    code = 0 if r.complete and not (budget.exhausted() and budget.interrupted) else 3
+    with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 O2, F7)
+        diff_picture(args.plot, a, b, dom.box, r.point, r.lower if r.complete else None)
+        if args.certificate:
+            write_certificate(r.certificate, args.certificate)
+        at = f" at x = {display.point(r.point, args.exact)}, output {r.output}"
+        if r.unbounded:
+            text = (f"max |a - b| = +inf: {r.reason}; |a_{r.output} - b_{r.output}| = "
+                    f"{_num(r.lower, args)}{at}")
+        elif r.upper is None:
+            text = f"max |a - b| >= {_num(r.lower, args)}; lower bound attained{at} ({r.reason})"
+        elif r.complete:
+            text = f"max |a - b| = {_num(r.lower, args)}{at}"
+        else:
+            lo_text, hi_text = display.bounds(r.lower, r.upper, getattr(args, "exact", False))
+            text = (f"max |a - b| \u2208 [{lo_text}, {hi_text}]; lower bound attained{at}"
+                    f" ({r.reason})")
+        if (r.certificate or {}).get("type") == "symmetry_path":   # (bab.diff._symmetric_copy)
+            text += " [decided by symmetry: b is a with neurons permuted and rescaled, S1, S2]"
+        else:
+            text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]"
+        data = {**r.to_json(), **units}
+        if walk:
+            text += f"\n  {walk}"
+            data["walk"] = walk
+        emit(args, data, with_domain(data, text + _checked_note(r, args.certificate) + line, dom,
+                                     args.exact))
+        return code
 
 
 def cmd_dim(args) -> int:
@@ -561,6 +566,7 @@ def cmd_dim(args) -> int:
             cert = (functional_dimension_certificate(net, fd, domain=dom, seconds=seconds, report=report)
                     if box is None else box_certificate(user_net, *box, fd, seconds=seconds, report=report))
             write_certificate(cert, args.certificate)       # (atomic: whole or not at all)
+            cert_text += f"\n  certificate written to {args.certificate}"   # (s45 re-run N5)
         except KeyboardInterrupt:    # the answer stands; the file asked for is not written (it
             kw["budget"].interrupt()  # left with the report: s45 Ctrl-C audit F6), exit 3
             cert, cert_stopped = {}, True

@@ -1,0 +1,96 @@
+"""Session 46: from its decision on, a command keeps its answer through a first Ctrl-C (the
+session-45 re-run audit's O2: ``equiv --certificate`` wrote the file, then gave one line and
+exit 3; F7: a Ctrl-C while the verdict was turned into JSON lost it), and ``dim --certificate``
+names the file it wrote.
+
+The Ctrl-C is simulated as in ``test_session45.py``: a trace function runs the SIGINT handler at
+the first line of a named function, as a signal landing there would."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import numpy as np
+import pytest
+
+from semialgebraic.verify import verify
+from tests.cli.test_session45 import DEAD_ON_BOX, _InFunction, _traced_run
+
+
+class _InVerdictJson(_InFunction):
+    """The SIGINT handler at the first line of ``Verdict.to_json`` (semialgebraic/verdict.py)."""
+
+    def __init__(self):
+        super().__init__("to_json")
+
+    def __call__(self, frame, event, arg):
+        if not self.fired and event == "line" and frame.f_code.co_name == "to_json" and \
+                not frame.f_code.co_filename.endswith("verdict.py"):
+            return self
+        return super().__call__(frame, event, arg)
+
+
+@pytest.fixture
+def pair(tmp_path):
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(DEAD_ON_BOX))
+    other = dict(DEAD_ON_BOX, layers=[DEAD_ON_BOX["layers"][0],
+                                      {"weight": [["-37/3", "2/7", "-28/5"]], "bias": [-4]}])
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(other))
+    return a, b
+
+
+@pytest.mark.parametrize("argv, code, key, value", [
+    (["equiv", "A", "A"], 0, "answer", True),
+    (["equiv", "A", "B", "--box", "-1,1"], 1, "answer", False),
+    (["equiv", "A", "B", "--box", "-1,1", "--epsilon", "2"], 0, "answer", True),
+    (["equiv", "A", "A", "--box", "-1,1", "--epsilon", "1/2"], 0, "answer", True),
+    (["diff", "A", "B", "--box", "-1,1", "--method", "bab"], 0, "lower", "1"),
+])
+def test_a_ctrl_c_while_the_certificate_is_written_keeps_the_answer(argv, code, key, value, pair,
+                                                                     tmp_path, run):
+    """The answer is printed whole with its verdict's exit code, and the certificate file is
+    written whole (VALID), not left on disk beside a one-line error."""
+    a, b = pair
+    cert = tmp_path / "c.json"
+    argv = [{"A": a, "B": b}.get(x, x) for x in argv]
+    tracer = _InFunction("write_certificate")
+    got, out, err = _traced_run(run, tracer, *argv, "--certificate", cert, "--json")
+    assert tracer.fired and got == code, (out, err)
+    assert json.loads(out)[key] == value
+    assert verify(json.loads(cert.read_text()))[0]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # put back after
+
+
+def test_a_ctrl_c_while_a_verdict_becomes_json_keeps_the_answer(pair, run):
+    a, b = pair
+    tracer = _InVerdictJson()
+    got, out, err = _traced_run(run, tracer, "equiv", a, b, "--box", "-1,1", "--json")
+    assert tracer.fired and got == 1, (out, err)
+    assert json.loads(out)["answer"] is False
+
+
+def test_absorb_all_stops_after_a_ctrl_c_in_a_row_and_keeps_the_rows(tmp_path, run):
+    """``absorb --all``: a Ctrl-C while a decided block's row is built keeps that row and leaves
+    the blocks after it undecided (not started), instead of losing the whole answer."""
+    up, down = [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]          # absorbable
+    arrays = {f"model.layers.{i}.mlp.{k}.weight": v for i in range(3)
+              for k, v in (("up_proj", up), ("down_proj", down))}
+    path = tmp_path / "llama.npz"
+    np.savez(path, **{k: np.array(v, dtype=np.float32) for k, v in arrays.items()})
+    tracer = _InVerdictJson()                     # the first block's verdict
+    got, out, err = _traced_run(run, tracer, "absorb", path, "--activation", "relu", "--all", "--json")
+    assert tracer.fired and got == 3, (out, err)
+    d = json.loads(out)
+    assert [blk["verdict"] for blk in d["blocks"]] == ["absorbable", "undecided", "undecided"]
+    assert "not started" in d["blocks"][1]["reason"]
+
+
+def test_dim_names_the_certificate_it_wrote(pair, tmp_path, run):
+    a, _ = pair
+    cert = tmp_path / "dim.json"
+    got, out, _ = run("dim", a, "--box", "-1,1", "--certificate", cert)
+    assert got == 0 and f"  certificate written to {cert}" in out.splitlines()
+    assert verify(json.loads(cert.read_text()))[0]
