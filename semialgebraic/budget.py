@@ -28,8 +28,9 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from types import SimpleNamespace
 
-__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c", "signals_after",
+__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c", "signals_after", "answer_kept",
            "ctrl_c_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 _ACTIVE: list["Budget"] = []
@@ -523,6 +524,35 @@ def signals_after():
             signal.signal(sig, h)
         for signum, frame in held:      # the first one's exception, if any, ends the caller
             old[signum](signum, frame)
+
+
+@contextmanager
+def answer_kept():
+    """While a finished answer is written, a first Ctrl-C does not throw it away (the JSON encoder
+    or the print cut by a KeyboardInterrupt lost the whole answer: s45 Ctrl-C audit F7): it is
+    counted and gives SIGINT its default action back — a second Ctrl-C still kills at once, as
+    after any first one — and the answer is written whole.  Commands hold it from their decision
+    on (its certificate written, its JSON and text built: ``equiv``, ``diff``, ``absorb``; s45
+    re-run audit O2, F7: the certificate on disk, then one line and exit 3); nested, the inner
+    one changes nothing.  Yields an object whose ``ctrl_c`` says whether a Ctrl-C was counted
+    (a loop over items then stops: ``absorb --all``)."""
+    kept = SimpleNamespace(ctrl_c=False)      # (True once a Ctrl-C was counted here)
+    if threading.current_thread() is not threading.main_thread() or \
+            not callable(signal.getsignal(signal.SIGINT)):
+        yield kept
+        return
+
+    def later(signum, frame):
+        note_ctrl_c()
+        kept.ctrl_c = True
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    old = signal.signal(signal.SIGINT, later)
+    try:
+        yield kept
+    finally:
+        if signal.getsignal(signal.SIGINT) is later:
+            signal.signal(signal.SIGINT, old)
 
 
 def ctrl_c_count() -> int:

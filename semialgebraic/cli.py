@@ -18,16 +18,12 @@ import importlib
 import json
 import os
 import re
-import signal
 import sys
-import threading
-from types import SimpleNamespace
 import time
-from contextlib import contextmanager
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
-from .budget import alarm_at, ctrl_c, ctrl_c_count, heartbeat, note_ctrl_c, quiet
+from .budget import alarm_at, answer_kept, ctrl_c, ctrl_c_count, heartbeat, quiet
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -79,35 +75,6 @@ def _emit(args: argparse.Namespace, data: dict, text: str) -> None:
                 lines[at] = f"  {_ball_line(ball)}"
                 text = "\n".join(lines) + note
         _out(_with_exact_note(text, getattr(args, "exact", False)))
-
-
-@contextmanager
-def answer_kept():
-    """While a finished answer is written, a first Ctrl-C does not throw it away (the JSON encoder
-    or the print cut by a KeyboardInterrupt lost the whole answer: s45 Ctrl-C audit F7): it is
-    counted and gives SIGINT its default action back — a second Ctrl-C still kills at once, as
-    after any first one — and the answer is written whole.  Commands hold it from their decision
-    on (its certificate written, its JSON and text built: ``equiv``, ``diff``, ``absorb``; s45
-    re-run audit O2, F7: the certificate on disk, then one line and exit 3); nested, the inner
-    one changes nothing.  Yields an object whose ``ctrl_c`` says whether a Ctrl-C was counted
-    (a loop over items then stops: ``absorb --all``)."""
-    kept = SimpleNamespace(ctrl_c=False)      # (True once a Ctrl-C was counted here)
-    if threading.current_thread() is not threading.main_thread() or \
-            not callable(signal.getsignal(signal.SIGINT)):
-        yield kept
-        return
-
-    def later(signum, frame):
-        note_ctrl_c()
-        kept.ctrl_c = True
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-    old = signal.signal(signal.SIGINT, later)
-    try:
-        yield kept
-    finally:
-        if signal.getsignal(signal.SIGINT) is later:
-            signal.signal(signal.SIGINT, old)
 
 
 def _out(text: str) -> None:

@@ -25,7 +25,7 @@ from algebra.kernel.domains import Domain
 from algebra.rationals import q_str
 
 from ..certificates import write_certificate
-from ..cli import fail
+from ..cli import answer_kept, fail
 from . import display
 from .common import load_network, load_pair_in_units, parse_domain, units_report
 from .help import TIMEOUT_HELP, describe
@@ -249,31 +249,32 @@ def cmd_search(args) -> int:
         print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished {done}"
                                           if args.checkpoint else ""), file=sys.stderr)
         return 3
-    data = {**r.to_json(), **args.units[0]}
-    if args.certificate and r.certificate is not None:
-        write_certificate(r.certificate, args.certificate)
-        data["certificate"] = args.certificate
-    if args.what == "diff":
-        text = (f"max |a - b| {'=' if r.complete else 'in'} "
-                + (display.number(r.lower, args.exact) if r.complete else
-                   f"[{display.number(r.lower, args.exact)}, "
-                   + ("no certified upper bound yet" if r.upper is None else
-                      display.number(r.upper, args.exact)) + "]")
-                + f" over {r.cells} cells, {r.tasks} tasks ({r.where}); certificate checked: "
-                + f"{r.verified}" + args.units[1]
-                + display.note([v for v in (r.lower, r.upper) if v is not None], args.exact))
-    else:
-        how = (f"walk, {r.tasks} tasks" if r.method == "walk" else f"{r.cells} cells") + f", {r.where}"
-        text = (f"{r.number_of_regions} activation regions meet the box "
-                f"{_box_text(box, args.exact)} ({how})"
-                + ("" if r.complete else f" (partial: {r.reason}; rerun with --checkpoint to resume)")
-                + (f"; region_cover certificate checked: {r.verified}" if r.complete else "")
-                + display.note([v for side in box for v in side], args.exact))
-    if args.json:
-        print(json.dumps(data, indent=1, default=str))
-    else:
-        print(text)
-    return 0 if r.complete else 3
+    with answer_kept():     # found: a first Ctrl-C no longer loses the answer (s45 F6, F7)
+        data = {**r.to_json(), **args.units[0]}
+        if args.certificate and r.certificate is not None:
+            write_certificate(r.certificate, args.certificate)
+            data["certificate"] = args.certificate
+        if args.what == "diff":
+            text = (f"max |a - b| {'=' if r.complete else 'in'} "
+                    + (display.number(r.lower, args.exact) if r.complete else
+                       f"[{display.number(r.lower, args.exact)}, "
+                       + ("no certified upper bound yet" if r.upper is None else
+                          display.number(r.upper, args.exact)) + "]")
+                    + f" over {r.cells} cells, {r.tasks} tasks ({r.where}); certificate checked: "
+                    + f"{r.verified}" + args.units[1]
+                    + display.note([v for v in (r.lower, r.upper) if v is not None], args.exact))
+        else:
+            how = (f"walk, {r.tasks} tasks" if r.method == "walk" else f"{r.cells} cells") + f", {r.where}"
+            text = (f"{r.number_of_regions} activation regions meet the box "
+                    f"{_box_text(box, args.exact)} ({how})"
+                    + ("" if r.complete else f" (partial: {r.reason}; rerun with --checkpoint to resume)")
+                    + (f"; region_cover certificate checked: {r.verified}" if r.complete else "")
+                    + display.note([v for side in box for v in side], args.exact))
+        if args.json:
+            print(json.dumps(data, indent=1, default=str))
+        else:
+            print(text)
+        return 0 if r.complete else 3
 
 
 def _search_box(args, d, net) -> list:
@@ -317,24 +318,25 @@ def _tree_diff(args, nets, box) -> int:
     r = tree_diff(nets[0], nets[1], box, workers=args.workers, scheduler=args.scheduler,
                   memory_limit=args.memory_limit, timeout=args.timeout,
                   checkpoint=args.checkpoint, progress=not args.json, nodes=args.nodes)
-    data = {**r.to_json(), **args.units[0]}
-    if args.certificate and r.certificate is not None:
-        write_certificate(r.certificate, args.certificate)
-        data["certificate"] = args.certificate
-    code = 0 if r.complete and ctrl_c_count() == seen else 3    # (a Ctrl-C the check kept: 3)
-    if args.json:
-        print(json.dumps(data, indent=1, default=str))
+    with answer_kept():     # found: a first Ctrl-C no longer loses the answer (s45 F6, F7)
+        code = 0 if r.complete and ctrl_c_count() == seen else 3    # (a Ctrl-C the check kept: 3)
+        data = {**r.to_json(), **args.units[0]}
+        if args.certificate and r.certificate is not None:
+            write_certificate(r.certificate, args.certificate)
+            data["certificate"] = args.certificate
+        if args.json:
+            print(json.dumps(data, indent=1, default=str))
+            return code
+        value = (display.number(r.lower, args.exact) if r.complete else
+                 f"[{display.number(r.lower, args.exact)}, "
+                 + ("no certified upper bound yet" if r.upper is None else display.number(r.upper, args.exact))
+                 + "]")
+        print(f"max |a - b| {'=' if r.complete else 'in'} {value} at x = {display.point(r.point, args.exact)}, "
+              f"output {r.output}; "
+              f"{r.expansions} node expansions in {r.tasks} tasks ({r.where}), {r.open_nodes} open "
+              f"nodes; certificate checked: {r.verified}"
+              + ("" if r.complete else f" ({r.reason})")
+              + (f"; certificate written to {args.certificate}" if "certificate" in data else "")
+              + args.units[1]
+              + display.note([v for v in (r.lower, r.upper, *r.point) if v is not None], args.exact))
         return code
-    value = (display.number(r.lower, args.exact) if r.complete else
-             f"[{display.number(r.lower, args.exact)}, "
-             + ("no certified upper bound yet" if r.upper is None else display.number(r.upper, args.exact))
-             + "]")
-    print(f"max |a - b| {'=' if r.complete else 'in'} {value} at x = {display.point(r.point, args.exact)}, "
-          f"output {r.output}; "
-          f"{r.expansions} node expansions in {r.tasks} tasks ({r.where}), {r.open_nodes} open "
-          f"nodes; certificate checked: {r.verified}"
-          + ("" if r.complete else f" ({r.reason})")
-          + (f"; certificate written to {args.certificate}" if "certificate" in data else "")
-          + args.units[1]
-          + display.note([v for v in (r.lower, r.upper, *r.point) if v is not None], args.exact))
-    return code

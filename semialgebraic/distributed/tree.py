@@ -63,7 +63,7 @@ from ..bab.align import aligned
 from ..bab.diff import split_threshold
 from ..bab.primal import float_candidates, region_search
 from ..bab.search import Engine, _output_bound
-from ..budget import Budget, BudgetExhausted, alarm_at, ctrl_c_count, shown
+from ..budget import Budget, BudgetExhausted, alarm_at, answer_kept, ctrl_c_count, shown
 from ..certificates import jsonable
 from ..certificates.bab_bound import bab_bound_certificate
 from ..exceptions import CertificateError
@@ -626,8 +626,9 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
         cert, verified = _assemble(st, a, given, b_steps, box, aj,
                                    ex if verify and not stopped else None, end)
         if cert is None:           # a root not bounded: the attained lower bound, certified
-            cert = bab_bound_certificate(a, given, box, [], st.lower, st.lower, st.best[0],
-                                         st.best[1], complete_cover=False)
+            with answer_kept():
+                cert = bab_bound_certificate(a, given, box, [], st.lower, st.lower, st.best[0],
+                                             st.best[1], complete_cover=False)
         if verify and cert is not None and not verified:
             # (a Ctrl-C inside the check itself: not "no time left", s45 Ctrl-C audit F4)
             stopped = stopped or ctrl_c_count() != seen_ctrl_c
@@ -691,9 +692,10 @@ def _assemble(st: _Tree, a, b, b_steps, box, aj, ex, end=None):
         up = _tree_upper(tree)
         objectives.append({"output": o, "sign": s, "upper": st.lower if up is None else up, "tree": tree})
     upper = max(max(ob["upper"] for ob in objectives), st.lower)
-    cert = bab_bound_certificate(a, b, box, objectives, upper, st.lower, st.best[0], st.best[1],
-                                 b_steps=b_steps)
-    if ex is None:
+    with answer_kept() as kept:      # the search is done: a first Ctrl-C no longer loses it
+        cert = bab_bound_certificate(a, b, box, objectives, upper, st.lower, st.best[0], st.best[1],
+                                     b_steps=b_steps)     # (s45 Ctrl-C audit F6: one line)
+    if ex is None or kept.ctrl_c:    # (a Ctrl-C here: the report, the certificate unchecked)
         return cert, False
     if end is not None and time.monotonic() >= end:
         return cert, False

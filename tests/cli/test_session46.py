@@ -94,3 +94,22 @@ def test_dim_names_the_certificate_it_wrote(pair, tmp_path, run):
     got, out, _ = run("dim", a, "--box", "-1,1", "--certificate", cert)
     assert got == 0 and f"  certificate written to {cert}" in out.splitlines()
     assert verify(json.loads(cert.read_text()))[0]
+
+
+@pytest.mark.parametrize("where", ["bab_bound_certificate", "write_certificate"])
+def test_search_diff_keeps_its_answer_through_a_ctrl_c_in_its_certificate(where, pair, tmp_path, run):
+    """``search diff``: a Ctrl-C while the tree's certificate was assembled (s45 Ctrl-C audit
+    F6.10) or written gave one line.  The answer is printed; a Ctrl-C in the assembly leaves the
+    certificate unchecked and says so (exit 3), one while it is written keeps the verdict's code."""
+    a, b = pair
+    cert = tmp_path / "s.json"
+    tracer = _InFunction(where)
+    got, out, err = _traced_run(run, tracer, "search", "diff", a, b, "--box", "-1,1", "--workers", "0",
+                                "--certificate", cert, "--json")
+    assert tracer.fired, (out, err)
+    d = json.loads(out)
+    assert d["lower"] == "1" and verify(json.loads(cert.read_text()))[0]
+    if where == "bab_bound_certificate":
+        assert got == 3 and "not checked (interrupted (Ctrl-C))" in d["reason"]
+    else:
+        assert got == 0
