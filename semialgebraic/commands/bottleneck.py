@@ -26,7 +26,7 @@ from contextlib import contextmanager
 
 from algebra.network import Network
 
-from ..budget import Budget, BudgetExhausted, alarm_at, phase
+from ..budget import Budget, alarm_at, answer_kept, phase
 from ..bottleneck import Trace, fiber_bottleneck, identifiability, is_bottleneck, structure
 from ..certificates import jsonable, write_certificate
 from ..equivalence import equivalent
@@ -394,9 +394,10 @@ def cmd_identify(args) -> int:
         v = trace.verdict               # decided and checked just before the stop: say it
     if v.answer is None and not budget.exhausted():   # not generic: a planted copy may still show
         return _identify_deep(args, net, budget, end, v)  # non-identifiability
-    if args.certificate and v.certificate is not None:
-        write_certificate(v.certificate, args.certificate)
-    emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
+    with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 F7)
+        if args.certificate and v.certificate is not None:
+            write_certificate(v.certificate, args.certificate)
+        emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
     return v.exit_code()
 
 
@@ -419,9 +420,10 @@ def _identify_deep(args, net: Network, budget: Budget, end, first=None) -> int:
         return 3
     if first is not None and v.answer is None:
         v = first                      # the bottleneck's own reason says more
-    if args.certificate and v.certificate is not None:
-        write_certificate(v.certificate, args.certificate)
-    emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
+    with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 F7)
+        if args.certificate and v.certificate is not None:
+            write_certificate(v.certificate, args.certificate)
+        emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
     return v.exit_code()
 
 
@@ -439,9 +441,10 @@ def _identify_shallow(args, net: Network, budget: Budget, end) -> int:
         emit(args, {"answer": None, "method": "shallow-R41", "reason": reason, "complete": False,
                     "certificate": None}, reason)
         return 3
-    if args.certificate and v.certificate is not None:
-        write_certificate(v.certificate, args.certificate)
-    emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
+    with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 F7)
+        if args.certificate and v.certificate is not None:
+            write_certificate(v.certificate, args.certificate)
+        emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
     return v.exit_code()
 
 

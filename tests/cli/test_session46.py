@@ -113,3 +113,15 @@ def test_search_diff_keeps_its_answer_through_a_ctrl_c_in_its_certificate(where,
         assert got == 3 and "not checked (interrupted (Ctrl-C))" in d["reason"]
     else:
         assert got == 0
+
+
+@pytest.mark.parametrize("tracer", [lambda: _InFunction("write_certificate"), _InVerdictJson])
+def test_identify_keeps_its_answer_through_a_ctrl_c_once_decided(tracer, pair, tmp_path, run):
+    a, _ = pair
+    cert = tmp_path / "i.json"
+    ref_code, ref, _ = run("identify", a, "--json")
+    t = tracer()
+    got, out, err = _traced_run(run, t, "identify", a, "--certificate", cert, "--json")
+    assert t.fired and got == ref_code, (out, err)
+    assert json.loads(out)["answer"] == json.loads(ref)["answer"]
+    assert verify(json.loads(cert.read_text()))[0]
