@@ -307,8 +307,9 @@ def symmetry_facts(net: Network) -> list[str]:
     """The symmetries of a one-hidden-layer *net* beyond S1 + S2 that its rows show, one
     sentence each (``netfibers symmetries``): unread neurons (rows free), zero rows (constant or
     dead: outgoing weights traded with the output bias), pairs on one hyperplane (same
-    orientation: outgoing trade; opposite with cancelling kinks: a linear pair moving with the
-    output bias; opposite with a kink: named only).  Flip sets come from the fiber's components.
+    orientation: outgoing trade, and when the class's kinks cancel, its hyperplane free;
+    opposite with cancelling kinks: a linear pair moving with the output bias; opposite with a
+    kink: named only).  Flip sets come from the fiber's components.
 
     >>> symmetry_facts(Network.from_rows([[[1], [2], [0]], [[1, 1, 0]]], [[0, 0, 1], [0]]))
     ['neuron 2 is not read: its row and bias are free', 'neurons 0 and 1 lie on one hyperplane with the same orientation: their outgoing weights trade']
@@ -333,6 +334,17 @@ def symmetry_facts(net: Network) -> list[str]:
         else:
             out.append(f"neurons {i} and {j} lie on one hyperplane with opposite orientations "
                        "(their kinks add, as |x| = σ(x) + σ(−x))")
+    classes: dict = {}                  # same orientation: row m = λ_m row r, r the first
+    for i, j, lam in _proportional_pairs(neurons):
+        if lam > 0:
+            r = next((k for k, g in classes.items() if i == k or i in g), i)
+            classes.setdefault(r, {})[j] = lam * classes.get(r, {}).get(i, Q(1))
+    for r, g in classes.items():
+        if all(neurons[r][2][o] + sum((lam * neurons[m][2][o] for m, lam in g.items()), Q(0)) == 0
+               for o in range(len(neurons[r][2]))):
+            names = ", ".join(str(k) for k in [r, *g])
+            out.append(f"neurons {names} cancel on their hyperplane (Σ λ_m v_m = 0: their sum is "
+                       "0 wherever it lies): the hyperplane moves freely (three-layer-fibers R40)")
     return out
 
 

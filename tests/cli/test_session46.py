@@ -125,3 +125,19 @@ def test_identify_keeps_its_answer_through_a_ctrl_c_once_decided(tracer, pair, t
     assert t.fired and got == ref_code, (out, err)
     assert json.loads(out)["answer"] == json.loads(ref)["answer"]
     assert verify(json.loads(cert.read_text()))[0]
+
+
+def test_symmetries_names_a_cancelling_group(tmp_path, run):
+    """2 relu(z) − 4 relu(z/2) = 0: the two neurons' hyperplane moves freely (the fibers audit's
+    par_pos2, whose fiber is 8); a group that does not cancel is not named so."""
+    from algebra.network import Network
+    from tests.semialgebraic.verify.test_fiber_floor import PAIR
+    p = tmp_path / "pair.json"
+    p.write_text(json.dumps(PAIR.to_dict()))
+    code, out, _ = run("symmetries", p)
+    assert code == 0 and "neurons 2, 3 cancel on their hyperplane" in out
+    assert "fiber: dimension 8" in out
+    other = Network.from_rows([[[1], [2], ["1/3"]], [[1, 1, -8]]], [[1, 2, "1/3"], [0]])
+    p.write_text(json.dumps(other.to_dict()))
+    code, out, _ = run("symmetries", p)
+    assert "cancel on their hyperplane" not in out and "same orientation" in out
