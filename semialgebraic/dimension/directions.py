@@ -584,7 +584,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
       4); but when their contributions cancel, ``Σ_m c_m W_{l+1}[:, m] = 0`` with ``h_m = c_m
       h_r`` (:func:`~.upper.cancel_ratios`), the group's output is 0 whatever its common row is,
       and that row moves (``cancel``, an exact line in the fiber; none
-      when a member is always active or a neuron of the layer has an opposite row, and not over
+      when a member is always active or, in the first layer, in the opposite pairs' trade, and not over
       the columns of layer l − 1 that other moves need: a block's whose (f) directions need
       ``W_l[:, B]``, an opposite pair's, an unread or silent neuron's): a 3-4-1 net
       with 2 relu(z) − 4 relu(z/2) = 0 has the fiber 8 = N − rank, where the other moves give 5;
@@ -675,8 +675,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
         dup_members.update((l, m) for m in live)
         if not any((l, m) in in_block for m in live):
             splits.append(["split_out", l, live])
-        if not any(always_on[starts[l] + m] for m in live) and cancel_ratios(net, l, live) \
-                and not _has_opposite(net, l, live):
+        if not any(always_on[starts[l] + m] for m in live) and cancel_ratios(net, l, live):
             cancels.append(["cancel", l, live, []])    # (its skipped columns: below)
         C = QMatrix.from_rows([[V[k, m] for m in live] for k in range(V.nrows)], ncols=len(live))
         rc = rank_lower_bound(C)                    # mod p: at most the rank over Q
@@ -745,23 +744,12 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
         if got is not None:
             got["skip_rows"] = sorted(m for t, m in dup_members if t == 1)
             trade.append(["opposite_trade", 0, got])
+            # a first-layer cancelling group with a member in the trade's pairs: the trade would
+            # move that member's outgoing weight alone (as the certificate's rule)
+            paired = {i for pq in got["pairs"] for i in pq}
+            cancels = [e for e in cancels if e[1] != 0 or not paired & set(e[2])]
     cancels.sort(key=lambda e: e[1])          # the first layer first (module docstring)
     return cancels + splits + opposite + constant + robust_moves + trade
-
-
-def _has_opposite(net: Network, l: int, group) -> bool:
-    """Whether a neuron of hidden layer *l* outside *group* has a row and bias that is a negative
-    multiple of the group's (an opposite pair's trade would move one side of it)."""
-    W, b = net.layer(l)
-    ref = list(W.row_at(group[0])) + [b[group[0]]]
-    lead = next(c for c, v in enumerate(ref) if v != 0)
-    for i in range(W.nrows):
-        row = list(W.row_at(i)) + [b[i]]
-        if i not in group and row[lead] != 0:
-            c = row[lead] / ref[lead]
-            if c < 0 and all(x == c * y for x, y in zip(row, ref)):
-                return True
-    return False
 
 
 BOTTLENECK_HIDDEN = 64

@@ -405,6 +405,23 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
 
 
 # -- private helpers ---------------------------------------------------------------------------
+def _cancelling_members(members, neurons, K, m: int) -> list:
+    """The members ``(i, s, j0)`` of one hyperplane whose kinks cancel at θ and so move freely
+    (:func:`_component_system`): all of them when the hyperplane's kink *K* is 0 (two or more),
+    else the largest set of two or more of one orientation whose kinks sum to 0 (all of that
+    orientation when they do; otherwise none), or []."""
+    def kink(part):
+        return [sum((s * neurons[i][0][j0] * neurons[i][2][o] for i, s, j0 in part), Q(0))
+                for o in range(m)]
+    if len(members) >= 2 and all(x == 0 for x in K):
+        return list(members)
+    for sign in (1, -1):
+        part = [t for t in members if t[1] == sign]
+        if 2 <= len(part) < len(members) and all(x == 0 for x in kink(part)):
+            return part
+    return []
+
+
 def _with_dim(net: Network, orthant: bool, lower: int, upper: int) -> Dimension | None:
     """The fiber dimension of ``netfibers dim`` on the same domain where it narrows [lower,
     upper] (its moves and caps: parallel, constant and always-active neurons, the shared-kink
@@ -566,21 +583,26 @@ def _component_system(ring, rep, cf, orthant):
     for key, members in groups.items():
         u, beta = key
         K = kinks.get(key, (Q(0),) * m)
-        if len(members) >= 2 and all(x == 0 for x in K):
-            # their kinks cancel: the group's sum is affine whatever their common hyperplane,
-            # which moves (rows proportional to the first member's, the kink and affine
-            # equations below unchanged); a pinned hyperplane would list a smaller set than the
-            # fiber near θ (a 3-4-1 net with 2 relu(z) − 4 relu(z/2): 5 pinned, 8 free)
-            r, _, j0 = members[0]
-            for i, _, _ in members[1:]:
+        # members whose kinks cancel (two or more): their sum is affine wherever their common
+        # hyperplane lies, so it moves (their rows proportional to the first's; the kink and
+        # affine equations unchanged); a pinned hyperplane would list a smaller set than the
+        # fiber near θ (a 3-4-1 net with 2 relu(z) − 4 relu(z/2): 5 pinned, 8 free).  The whole
+        # group when its kink is 0, else a subset of one orientation whose kinks cancel (the
+        # others keep the hyperplane and the kink)
+        free = _cancelling_members(members, neurons, K, m)
+        pinned = [t for t in members if t not in free]
+        for part in ([free] if free else []):
+            r, _, j0 = part[0]
+            for i, _, _ in part[1:]:
                 eqs += [W(i, k) * W(r, j0) - W(r, k) * W(i, j0) for k in range(d) if k != j0]
                 eqs.append(B(i) * W(r, j0) - B(r) * W(i, j0))
-        else:
-            for i, _, j0 in members:
-                eqs += [W(i, k) - W(i, j0) * u[k] for k in range(d) if k != j0]
-                eqs.append(B(i) - W(i, j0) * beta)
-        for o in range(m):
-            eqs.append(sum((s * W(i, j0) * V(o, i) for i, s, j0 in members), ring.zero()) - K[o])
+            for o in range(m):
+                eqs.append(sum((s * W(i, j0) * V(o, i) for i, s, j0 in part), ring.zero()))
+        for i, _, j0 in pinned:
+            eqs += [W(i, k) - W(i, j0) * u[k] for k in range(d) if k != j0]
+            eqs.append(B(i) - W(i, j0) * beta)
+        for o in range(m if pinned else 0):
+            eqs.append(sum((s * W(i, j0) * V(o, i) for i, s, j0 in pinned), ring.zero()) - K[o])
     for o in range(m):
         for k in range(d):
             eqs.append(sum((V(o, i) * W(i, k) for i in affine_terms), ring.zero())

@@ -211,7 +211,6 @@ def test_a_cancelling_pair_is_exact_by_its_moves():
     moves than the scalings, the trade and the other neurons' give: 8 = N − rank (the session-45
     fibers audit: [5, 8] before the ``cancel`` moves); the `fiber` listing's component has that
     tangent dimension at θ (its hyperplane not pinned)."""
-    import sympy as sp
     from semialgebraic.shallow.fiber import fiber_shallow
     net = Network.from_rows(
         [[[-2, 1, -3], [4, -3, -2], [-5, -1, -1], [F(-5, 2), F(-1, 2), F(-1, 2)]], [[1, -1, 2, -4]]],
@@ -219,7 +218,13 @@ def test_a_cancelling_pair_is_exact_by_its_moves():
     fd = functional_dimension(net)
     assert fd.fiber_dimension.exact and fd.fiber_dimension.value == 8 and fd.fiber_exact_by == "moves"
     assert any(e[0] == "cancel" for e in fiber_moves(net))
-    F_ = fiber_shallow(net)
+    assert _tangent_dimension(net, fiber_shallow(net).components[0]) == 8
+
+
+def _tangent_dimension(net, comp) -> int | None:
+    """N − the rank at θ of the Jacobian of a listed component's equalities (its tangent
+    dimension there when θ is a smooth point), or None when θ does not satisfy them."""
+    import sympy as sp
     names = [sp.Symbol(f"p{k}") for k in range(net.n_parameters)]
     ring_names = sorted(enumerate(net.parameter_names()), key=lambda kn: -len(kn[1]))
 
@@ -228,10 +233,30 @@ def test_a_cancelling_pair_is_exact_by_its_moves():
         for k, n in ring_names:
             text = text.replace(n, f"p{k}")
         return sp.sympify(text)
-    eqs = [parsed(e) for e in F_.components[0].equalities]
+    eqs = [parsed(e) for e in comp.equalities]
     at = {s_: sp.Rational(str(v)) for s_, v in zip(names, net.parameters())}
+    if not all(e.subs(at) == 0 for e in eqs):
+        return None
     J = sp.Matrix([[sp.diff(e, s_) for s_ in names] for e in eqs]).subs(at)
-    assert all(e.subs(at) == 0 for e in eqs) and net.n_parameters - J.rank() == 8
+    return net.n_parameters - J.rank()
+
+
+def test_a_cancelling_pair_beside_an_opposite_neuron_still_moves():
+    """Neurons 2, 3 cancel (rows r and 3r/2, outgoing 6/5 and −4/5); neuron 0 has the opposite
+    row −2r and carries the hyperplane's kink alone (the s46 cancelling audit's n19: `dim` and
+    `fiber` said [6, 10] where the certificate said [9, 10]).  The pair's row still moves: `dim`,
+    the certificate and the `fiber` listing's component (its tangent dimension at θ) all give 9."""
+    from semialgebraic.dimension.certificate import functional_dimension_certificate
+    from semialgebraic.shallow.fiber import fiber_shallow
+    net = Network.from_rows(
+        [[[F(18, 5), -4, -2], [5, 5, -1], [F(-9, 5), 2, 1], [F(-27, 10), 3, F(3, 2)],
+          [F(-7, 2), F(-3, 5), F(-9, 5)]], [[F(-8, 5), F(-9, 5), F(6, 5), F(-4, 5), F(-1, 5)]]],
+        [[F(-16, 5), F(3, 5), F(8, 5), F(12, 5), F(5, 3)], [-1]])
+    fd = functional_dimension(net)
+    assert (fd.fiber_dimension.lower, fd.fiber_dimension.upper) == (9, 10)
+    cert = functional_dimension_certificate(net, fd)
+    assert cert["fiber_lower"] == 9
+    assert _tangent_dimension(net, fiber_shallow(net).components[0]) == 9
 
 
 @pytest.mark.parametrize("bias", [F(1, 10), F(0)])
