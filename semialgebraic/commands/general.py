@@ -594,6 +594,8 @@ def cmd_dim(args) -> int:
                 "proven directions, each fact re-derived and all of them ranked"))
         if "fiber_lower" in cert:                # the fiber's floor by moves (three-layer-fibers R40)
             k, top = cert["fiber_lower"], fd.n_parameters - fd.lower
+            if (fd.fiber_floor or 0) < k <= top:  # the report never below its own certificate
+                fd = replace(fd, fiber_floor=k)  # (its moves are not all `dim`'s: s46 audit)
             cert_text += (f"\n  certificate: fiber dimension {k} (the moves it lists reach N - the "
                           "functional dimension)" if k == top else
                           f"\n  certificate: fiber dimension between {k} (scalings, split, dead and "

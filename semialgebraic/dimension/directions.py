@@ -584,7 +584,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
       4); but when their contributions cancel, ``Σ_m c_m W_{l+1}[:, m] = 0`` with ``h_m = c_m
       h_r`` (:func:`~.upper.cancel_ratios`), the group's output is 0 whatever its common row is,
       and that row moves (``cancel``, an exact line in the fiber; none
-      when a member is always active or, in the first layer, in the opposite pairs' trade, and not over
+      when a member is in a block with a margin or, in the first layer, in the opposite pairs' trade, and not over
       the columns of layer l − 1 that other moves need: a block's whose (f) directions need
       ``W_l[:, B]``, an opposite pair's, an unread or silent neuron's): a 3-4-1 net
       with 2 relu(z) − 4 relu(z/2) = 0 has the fiber 8 = N − rank, where the other moves give 5;
@@ -675,7 +675,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
         dup_members.update((l, m) for m in live)
         if not any((l, m) in in_block for m in live):
             splits.append(["split_out", l, live])
-        if not any(always_on[starts[l] + m] for m in live) and cancel_ratios(net, l, live):
+        if not any((l, m) in in_block for m in live) and cancel_ratios(net, l, live):
             cancels.append(["cancel", l, live, []])    # (its skipped columns: below)
         C = QMatrix.from_rows([[V[k, m] for m in live] for k in range(V.nrows)], ncols=len(live))
         rc = rank_lower_bound(C)                    # mod p: at most the rank over Q

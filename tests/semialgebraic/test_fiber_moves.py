@@ -259,6 +259,25 @@ def test_a_cancelling_pair_beside_an_opposite_neuron_still_moves():
     assert _tangent_dimension(net, fiber_shallow(net).components[0]) == 9
 
 
+def test_an_always_active_cancelling_pair_moves_too():
+    """Second-layer neurons 0, 1 (rows r and 2r) always active — their weights on the first
+    layer's duplicate pair 1, 2 cancel, 5/2 h1 − 5/2 h2 = 0, and the rest is > 0 — whose
+    outgoing columns cancel: their common row moves in `dim`'s moves too (the s46 cancelling
+    audit's n118: `dim` 18 below its certificate's 19, when always-active members were left out)."""
+    net = Network.from_rows(
+        [[[F(-5, 3), F(-8, 3), -9], [F(-3, 5), 2, F(6, 5)], [F(-3, 5), 2, F(6, 5)], [-1, F(-6, 5), F(-3, 2)]],
+         [[0, F(5, 2), F(-5, 2), 3], [0, 5, -5, 6], [0, -4, 4, 2]],
+         [[F(-7, 2), F(7, 4), 8], [-8, 4, F(-7, 2)]]],
+        [[F(-7, 3), F(-6, 5), F(-6, 5), F(6, 5)], [4, 8, 1], [F(-9, 5), F(-5, 3)]])
+    fd = functional_dimension(net)
+    entries = fiber_moves(net, None, fd.details.get("patterns"), fd.details.get("proven"))
+    assert ["cancel", 1, [0, 1], [0]] in entries       # (not over the unread neuron 0)
+    from semialgebraic.dimension.fiber_floor import certified_fiber_floor
+    assert fd.fiber_dimension.lower >= certified_fiber_floor(net, None)[1] == 19
+    moved = _composed(net, entries, random.Random(3))
+    assert equivalent(net, moved).answer is True
+
+
 @pytest.mark.parametrize("bias", [F(1, 10), F(0)])
 def test_a_block_on_a_box_is_exact_by_its_moves(bias):
     """Two always-active neurons (w >= 0) on [0, 1]^2 beside a switching one: with biases 1/10
