@@ -141,3 +141,24 @@ def test_symmetries_names_a_cancelling_group(tmp_path, run):
     p.write_text(json.dumps(other.to_dict()))
     code, out, _ = run("symmetries", p)
     assert "cancel on their hyperplane" not in out and "same orientation" in out
+
+
+# the s46 cancelling audit's n4: on [-1, 1] the certificate's moves give the fiber 27, `dim`'s
+# own 26 (they differ: the certificate counts a dead neuron's moves its way)
+N4 = {"layers": [{"weight": [[-2], ["-7/3"], ["-4/3"]], "bias": ["5/3", -7, "4/5"]},
+                 {"weight": [[0, 4, "5/2"], [0, 8, 5], [0, "-2/3", "-5/3"], [0, "7/5", "-4/3"],
+                             [0, "-8/3", 3]], "bias": [1, 2, -100, 1, 5]},
+                 {"weight": [["-2/5", "1/5", "-6/5", "9/2", 2], ["-5/2", "5/4", 8, -6, 6]],
+                  "bias": ["4/5", -2]}]}
+
+
+def test_dim_never_prints_a_fiber_below_its_own_certificate(tmp_path, run):
+    p = tmp_path / "n4.json"
+    p.write_text(json.dumps(N4))
+    code, out, _ = run("dim", p, "--box", "-1,1", "--json")
+    plain = json.loads(out)
+    code, out, _ = run("dim", p, "--box", "-1,1", "--certificate", tmp_path / "c.json", "--json")
+    d = json.loads(out)
+    cert = json.loads((tmp_path / "c.json").read_text())
+    assert d["fiber_lower"] == cert["fiber_lower"] == 27 and d["fiber_upper"] == 28
+    assert plain["fiber_lower"] <= 27 and verify(cert)[0]
