@@ -146,6 +146,14 @@ def valid_within(certificate: dict, budget, alarm_every: float = 0.25, checker=N
     certificate raises :class:`CertificateError` (a bug of the decider).  A check the alarm cut
     is never trusted, whatever it returned.  *checker*: as for :func:`require_valid` (default
     :func:`semialgebraic.verify.verify`, looked up when called)."""
+    try:                                  # (a Ctrl-C on its first lines too: s46 Ctrl-C audit)
+        return _valid_within(certificate, budget, alarm_every, checker)
+    except KeyboardInterrupt:
+        budget.interrupt()
+        return None
+
+
+def _valid_within(certificate: dict, budget, alarm_every: float, checker):
     import threading
     import time
 

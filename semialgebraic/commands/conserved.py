@@ -34,7 +34,7 @@ import re
 
 from algebra.conservation import conservation_laws, samples_from_patterns, samples_from_points
 
-from ..budget import Budget, phase
+from ..budget import Budget, answer_kept, phase
 from ..cli import emit, fail
 from .help import describe
 from .common import check_output_dir, load_data, load_network, parse_domain, walk_domain
@@ -167,51 +167,59 @@ def cmd_conserved(args) -> int:
                                                               res.fiber_dimension_lower),
                               notes=(*res.notes, f"{total.reason or 'interrupted'} while the fiber "
                                      "dimension was checked: N − rank is an upper bound only"))
-    why = _why(res, walk_reason, args.timeout)
-    data = res.to_json()
-    if reading is not None and res.fiber_dimension is not None:    # as `dim --json` says it
-        data.update(fiber_dimension_by="R22 reading (not certified)", fiber_lower=reading,
-                    fiber_upper=res.fiber_dimension)
-    if data.get("fiber_dimension_lower") is not None:     # the keys `dim` uses, too (a user
-        data["fiber_lower"] = data["fiber_dimension_lower"]   # audit: one name per quantity)
-        data["fiber_upper"] = data.get("fiber_dimension_upper")
-    if not res.exact:
-        data["lower"], data["upper"] = res.lower, res.upper
-    data.update({"patterns": len(samples), "patterns_used": res.number_of_samples,
-                 "source": source, "complete": complete})
-    if res.exact:       # laws that exist by Frobenius without a formula (s39 conserved audit F2:
-        data["explicit_laws"] = len(res.laws)                    # 9 laws, 8 formulas, no word)
-        data["laws_without_formula"] = res.number_of_laws - len(res.laws)
-    if why:
-        data["reason"] = why
-    text = (_latex(res) if args.latex else
-            _text(res, source, len(samples), walk_reason, why, getattr(args, "full", False)))
+    # a Ctrl-C a search kept (a nested walk, the nearby check) ends with exit 3 (s45 N2); one
+    # while the answer is built and written no longer loses it (answer_kept: s46 Ctrl-C audit)
+    ctrl_c_seen = total.exhausted() and total.interrupted
+    with answer_kept():
+        why = _why(res, walk_reason, args.timeout)
+        data = res.to_json()
+        if reading is not None and res.fiber_dimension is not None:    # as `dim --json` says it
+            data.update(fiber_dimension_by="R22 reading (not certified)", fiber_lower=reading,
+                        fiber_upper=res.fiber_dimension)
+        if data.get("fiber_dimension_lower") is not None:     # the keys `dim` uses, too (a user
+            data["fiber_lower"] = data["fiber_dimension_lower"]   # audit: one name per quantity)
+            data["fiber_upper"] = data.get("fiber_dimension_upper")
+        if not res.exact:
+            data["lower"], data["upper"] = res.lower, res.upper
+        data.update({"patterns": len(samples), "patterns_used": res.number_of_samples,
+                     "source": source, "complete": complete})
+        if res.exact:       # laws that exist by Frobenius without a formula (s39 conserved audit F2:
+            data["explicit_laws"] = len(res.laws)                    # 9 laws, 8 formulas, no word)
+            data["laws_without_formula"] = res.number_of_laws - len(res.laws)
+        if why:
+            data["reason"] = why
+        text = (_latex(res) if args.latex else
+                _text(res, source, len(samples), walk_reason, why, getattr(args, "full", False)))
     if args.certificate:
-        line, data["certificate"] = _certificate(net, res, args.certificate, total)
+        line, data["certificate"], cut = _certificate(net, res, args.certificate, total)
         text += ("\n% " if args.latex else "\n") + line
         if "not re-checked in-process" in line:      # (the JSON said nothing: s45 re-run N3)
             data["certificate_checked"] = False
-    ctrl_c_seen = total.exhausted() and total.interrupted
+        ctrl_c_seen = ctrl_c_seen or cut
     if ctrl_c_seen and complete and res.exact:       # a Ctrl-C a search kept (a nested walk,
         data["complete"] = False                     # the self-check): say it, exit 3 (s45 N2)
-        data.setdefault("reason", "interrupted (Ctrl-C)")
-        text += ("\n% " if args.latex else "\n") + ("(interrupted (Ctrl-C) after the laws were "
-                                                   "certified: a later check was cut; what it left "
-                                                   "open is given as bounds)")
+        note = ("interrupted (Ctrl-C) after the laws were certified: a later check was cut; what "
+                "it left open is given as bounds")
+        data["reason"] = f"{data['reason']}; {note}" if data.get("reason") else note
+        text += ("\n% " if args.latex else "\n") + f"({note})"
     emit(args, data, text)
     return 0 if res.exact and complete and not ctrl_c_seen else 3
 
 
-def _certificate(net, res, path: str, budget: Budget) -> tuple[str, str | None]:
+def _certificate(net, res, path: str, budget: Budget) -> tuple[str, str | None, bool]:
     """Write the ``conservation_laws`` certificate of *res* to *path* (re-checked in the time
-    *budget* has left); the line the report adds, and the path written (None: none)."""
+    *budget* has left); the line the report adds, the path written (None: none), and whether a
+    Ctrl-C cut its re-check."""
     from ..certificates import conservation_laws_certificate, valid_within, write_certificate
-    cert = conservation_laws_certificate(net, res)
+    with answer_kept():          # (bounded work: a Ctrl-C no longer loses the answer)
+        cert = conservation_laws_certificate(net, res)
     if cert is None:
         return ("no certificate written: the upper bound rests on brackets of the polynomial "
-                "phase, which are not recorded"), None
-    checked = valid_within(cert, budget)
-    write_certificate(cert, path)
+                "phase, which are not recorded"), None, False
+    checked = valid_within(cert, budget)        # (a Ctrl-C: not re-checked, the answer stands)
+    cut = not checked and budget.interrupted
+    with answer_kept():
+        write_certificate(cert, path)
     what = (f"[{len(res.laws)}, {res.upper}]" if len(res.laws) < res.upper else f"{res.upper}")
     counted = res.lower - len(res.laws) - res.implicit      # R23 by rank (budget), not listed
     parts = ([f"the {res.implicit} law(s) certified by Frobenius without a formula"]
@@ -221,7 +229,7 @@ def _certificate(net, res, path: str, budget: Budget) -> tuple[str, str | None]:
     extra = f"; not in it: {' and '.join(parts)}" if parts else ""
     return (f"certificate written to {path} (certifies {what}{extra}"
             + ("" if checked else "; not re-checked in-process: run `netfibers verify` on it")
-            + ")"), path
+            + ")"), path, cut
 
 
 def _data_box(points):

@@ -376,7 +376,9 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
       its outgoing weights free.  A first-layer neuron dead on R^d has w = 0: only its bias
       (b <= 0) and outgoing weights move;
     * a neuron whose outgoing weights are all 0: its incoming weights and bias (nobody reads
-      it), those zeros kept — for a dead one the larger of the two sets;
+      it), those zeros kept but the ones into dead neurons (free among the dead neuron's own
+      moves: with a margin it stays dead under small moves of its inputs' rows, as in the
+      certificate's floor, three-layer-fibers R40) — for a dead one the larger of the two sets;
     * on a bounded domain, a silent neuron's incoming weights and bias (alive, read only by dead
       or silent neurons: its changes reach only dead neurons, kept dead by lowering their biases
       first — their own moves);
@@ -401,6 +403,15 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
                                           for a, b in domain.intervals()) else None
     dom = normalize_domain(domain, net.n_inputs)
     ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
+    if isinstance(dom, tuple) and patterns is not None:
+        # on a cube, z >= 0 by interval bounds and not identically 0 is always active for the
+        # moves even where z = 0 on a region (inactive in the patterns): its bias trade gives it
+        # a margin (the certificate's active block, three-layer-fibers R40; `dim` had 6 where its
+        # certificate said 7)
+        bounds = preactivation_bounds(net, domain=dom)
+        flat = [(lo, hi) for layer in bounds[:-1] for lo, hi in layer]
+        always_on = [a or (lo is not None and lo >= 0 and hi is not None and hi > 0 and e)
+                     for a, e, (lo, hi) in zip(always_on, ever_on, flat)]
     offs = parameter_offsets(net)
     entries: list = []
     fixed: set = set()
@@ -428,6 +439,8 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
                     moves = win + [bias] + wout
             if unread and len(win) + 1 > len(moves):    # (unseen: its outgoing weights go only to
                 nxt = set(unseen[l + 1]) if l + 2 < net.depth else set()   # unseen rows, free)
+                if l + 2 < net.depth:       # and a dead successor's incoming weight from it is
+                    nxt |= {j for j in range(V.nrows) if not ever_on[starts[l + 1] + j]}   # free
                 moves, keep = win + [bias], [w for j, w in enumerate(wout) if j not in nxt]
             free.update(moves)
             fixed.update(keep)

@@ -179,6 +179,6 @@ def test_conserved_marks_an_r22_reading_as_dim_does(tmp_path, run):
     e = json.loads(out2)
     keys = ("fiber_dimension", "fiber_dimension_by", "fiber_lower", "fiber_upper")
     assert code == code2 == 0 and [d[k] for k in keys] == [e[k] for k in keys] == \
-        [13, "R22 reading (not certified)", 11, 13]
+        [13, "R22 reading (not certified)", 12, 13]
     code, out, _ = run("conserved", str(p))
     assert "fiber dimension 13 is three-layer-fibers R22's reading, not certified" in out

@@ -162,3 +162,28 @@ def test_dim_never_prints_a_fiber_below_its_own_certificate(tmp_path, run):
     cert = json.loads((tmp_path / "c.json").read_text())
     assert d["fiber_lower"] == cert["fiber_lower"] == 27 and d["fiber_upper"] == 28
     assert plain["fiber_lower"] <= 27 and verify(cert)[0]
+
+
+def test_conserved_keeps_its_answer_through_a_ctrl_c_in_its_certificate_write(pair, tmp_path, run):
+    """The s46 Ctrl-C audit's F-CONS-WRITE: a Ctrl-C while `conserved` wrote its certificate gave
+    one line; now the laws are printed and the file written whole (exit 0: they were certified)."""
+    a, _ = pair
+    cert = tmp_path / "laws.json"
+    ref_code, ref, _ = run("conserved", a, "--json")
+    tracer = _InFunction("write_certificate")
+    got, out, err = _traced_run(run, tracer, "conserved", a, "--certificate", cert, "--json")
+    assert tracer.fired and got == ref_code == 0, (out, err)
+    assert json.loads(out)["number_of_laws"] == json.loads(ref)["number_of_laws"]
+    assert verify(json.loads(cert.read_text()))[0]
+
+
+def test_conserved_json_says_a_ctrl_c_cut_its_self_check(pair, tmp_path, run):
+    """F-CONS-REASON: the JSON of a `conserved` run whose certificate check a Ctrl-C cut said
+    complete false with the reason "closed at the generators" only (a setdefault that never
+    set anything): it names the Ctrl-C now."""
+    a, _ = pair
+    tracer = _InFunction("_valid_within")
+    got, out, err = _traced_run(run, tracer, "conserved", a, "--certificate", tmp_path / "c.json", "--json")
+    d = json.loads(out)
+    assert tracer.fired and got == 3 and d["complete"] is False, (out, err)
+    assert "interrupted (Ctrl-C)" in d["reason"] and d["certificate_checked"] is False
