@@ -263,6 +263,7 @@ def _main(argv: list[str] | None, seen: int) -> int:
     if os.environ.get("NETFIBERS_STARTUP_MARK") == "1":
         print(f"{STARTUP_MARK} {time.monotonic():.6f} {time.process_time():.6f}", file=sys.stderr,
               flush=True)
+    code = None
     try:
         with ctrl_c(), heartbeat(args.command, args.timeout if timeout is not None else None):
             # Ctrl-C: the partial report, or exit 3 within its grace; no silent long wait
@@ -273,6 +274,8 @@ def _main(argv: list[str] | None, seen: int) -> int:
             with alarm_at(end, f"netfibers {args.command} (--timeout {timeout:g} s)" if end else ""):
                 code = args.func(args)
     except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
+        if code is not None:      # the command had returned, its answer written: a Ctrl-C while
+            return int(code)      # the handlers were taken down changes nothing (s46 F-TAIL)
         print(f"netfibers: {str(exc) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
         return 3
     except Exception as exc:

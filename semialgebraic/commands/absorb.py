@@ -19,7 +19,7 @@ from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_matrix, read_json_text
 
 from ..absorption import absorbable, random_experiment
-from ..budget import Budget, phase
+from ..budget import Budget, ctrl_c_count, phase
 from ..certificates import write_certificate
 from algebra.activations import supported_activations
 
@@ -159,6 +159,7 @@ def _cmd_all(args) -> int:
              "per block), and this is a file")
     _int_codes(path, [b["prefix"] for b in found])
     budget = Budget(timeout=args.timeout)
+    seen = ctrl_c_count()
     rows, texts, certs, used = [], [], [], set()
     for b in found:
         prefix = b["prefix"]
@@ -174,6 +175,14 @@ def _cmd_all(args) -> int:
                 budget.interrupt()
                 v = Verdict(None, "absorb", f"undecided: {budget.reason or 'interrupted (Ctrl-C)'} "
                             "before a decision", ())
+            except Exception:
+                # numpy turns a Ctrl-C in its Python callbacks into another error (a TypeError
+                # from a structured-array comparison: s46 Ctrl-C audit F-NUMPY): after a Ctrl-C,
+                # any error is its echo
+                if ctrl_c_count() == seen:
+                    raise
+                budget.interrupt()
+                v = Verdict(None, "absorb", "undecided: interrupted (Ctrl-C) before a decision", ())
         with answer_kept() as kept:   # this block's row whole; a Ctrl-C in it ends the loop
             word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
             stem = (prefix.rstrip('.') or 'block').replace('/', '_').replace('\\', '_')

@@ -298,7 +298,14 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
     if eps < 0:
         fail("--epsilon must be >= 0")
     dom = parse_domain(args, a.n_inputs, a)
-    same = equal_first(a, b, dom, budget)
+    try:
+        same = equal_first(a, b, dom, budget)
+    except KeyboardInterrupt:       # (its certificate's assembly: s46 Ctrl-C audit F-EPS)
+        budget.interrupt()
+        same = None
+    # a Ctrl-C the equality check kept or met: branch and bound answers from what it gets done
+    # at once (its root bounds), and the answer says so (s46 Ctrl-C audit F-EPS-BAB)
+    stopped_first = budget.exhausted() and budget.interrupted
     if same is not None:          # a = b on the domain, certified: max |a - b| = 0 <= E
         with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 O2, F7)
             if args.certificate:
@@ -325,6 +332,10 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
         units, line = units_report(getattr(args, "units", None), dom, args.exact)
         data = {"answer": answer, "epsilon": str(eps), **r.to_json(),
                 "decided": answer is not None, **units}
+        if stopped_first and same is None:
+            data["reason"] = ("interrupted (Ctrl-C) during the exact equality check; decided by "
+                              f"branch and bound from what it did at once: {data.get('reason')}"
+                              if answer is not None else data.get("reason"))
         if answer is None:
             pass
         elif answer is True:
@@ -339,6 +350,9 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
             text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
                     f"({r.reason})" if r.upper is not None else
                     f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
+        if stopped_first and same is None and answer is not None:
+            text += ("\n  (interrupted (Ctrl-C) during the exact equality check: decided by branch "
+                     "and bound from what it did at once)")
         text += _checked_note(r, written)
         emit(args, data, with_domain(data, text + line, dom, args.exact))
         return {True: 0, False: 1, None: 3}[answer]

@@ -187,3 +187,76 @@ def test_conserved_json_says_a_ctrl_c_cut_its_self_check(pair, tmp_path, run):
     d = json.loads(out)
     assert tracer.fired and got == 3 and d["complete"] is False, (out, err)
     assert "interrupted (Ctrl-C)" in d["reason"] and d["certificate_checked"] is False
+
+
+class _AfterTheAnswer(_InFunction):
+    """The SIGINT handler at the first line of ``budget.ctrl_c`` run after ``emit`` returned (the
+    handlers being taken down once the command has returned)."""
+
+    def __init__(self):
+        super().__init__("ctrl_c")
+        self.emitted = False
+
+    def __call__(self, frame, event, arg):
+        if event == "return" and frame.f_code.co_name == "emit":
+            self.emitted = True
+        if not self.emitted and event == "line" and frame.f_code.co_name == "ctrl_c":
+            return self
+        return super().__call__(frame, event, arg)
+
+
+def test_a_ctrl_c_after_the_answer_keeps_its_exit_code(pair, tmp_path, run):
+    """F-TAIL: a Ctrl-C after the answer was printed (while `cli` takes its handlers down) gave
+    exit 3 and "interrupted" beside a complete answer and a VALID certificate."""
+    a, b = pair
+    cert = tmp_path / "c.json"
+    tracer = _AfterTheAnswer()
+    got, out, err = _traced_run(run, tracer, "equiv", a, b, "--box", "-1,1", "--certificate", cert, "--json")
+    assert tracer.fired and got == 1 and err == "", (out, err)
+    assert json.loads(out)["answer"] is False and verify(json.loads(cert.read_text()))[0]
+
+
+@pytest.mark.parametrize("where", ["region_cover_certificate"])
+def test_equiv_epsilon_after_a_ctrl_c_in_its_equality_check(where, pair, tmp_path, run):
+    """F-EPS / F-EPS-BAB: a Ctrl-C in the exact equality check that ``equiv --epsilon`` tries
+    first (in its region walk, kept by the walk, or in its certificate's assembly: one line) —
+    branch and bound then answers from what it does at once, and the answer says a Ctrl-C came.
+    b differs from a only where neuron 0, dead on the box, is active: equal on [-1, 1]^2."""
+    a, _ = pair
+    c = tmp_path / "c.json"
+    far = json.loads(json.dumps(DEAD_ON_BOX))
+    far["layers"][1]["weight"][0][0] = "5"
+    c.write_text(json.dumps(far))
+    tracer = _InFunction(where)
+    got, out, err = _traced_run(run, tracer, "equiv", a, c, "--box", "-1,1", "--epsilon", "1/2", "--json")
+    assert tracer.fired, (out, err)
+    d = json.loads(out)
+    assert got in (0, 3) and d["answer"] in (True, None), (out, err)
+    assert "interrupted (Ctrl-C)" in d["reason"]
+
+
+class _EchoedAsTypeError(_InFunction):
+    """The SIGINT handler at the first line of *name*, its KeyboardInterrupt turned into a
+    TypeError there (what numpy does to a Ctrl-C in its Python callbacks: F-NUMPY)."""
+
+    def __call__(self, frame, event, arg):
+        if not self.fired and event == "line" and frame.f_code.co_name == self.name:
+            self.fired = True
+            try:
+                signal.getsignal(signal.SIGINT)(signal.SIGINT, frame)
+            except KeyboardInterrupt:
+                raise TypeError("Cannot compare structured arrays unless they have a common dtype")
+        return self
+
+
+def test_absorb_all_reads_an_error_after_a_ctrl_c_as_the_ctrl_c(tmp_path, run):
+    up, down = [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]
+    arrays = {f"model.layers.{i}.mlp.{k}.weight": v for i in range(2)
+              for k, v in (("up_proj", up), ("down_proj", down))}
+    path = tmp_path / "llama.npz"
+    np.savez(path, **{k: np.array(v, dtype=np.float32) for k, v in arrays.items()})
+    tracer = _EchoedAsTypeError("absorbable")
+    got, out, err = _traced_run(run, tracer, "absorb", path, "--activation", "relu", "--all", "--json")
+    assert tracer.fired and got == 3, (out, err)
+    d = json.loads(out)
+    assert [b["verdict"] for b in d["blocks"]] == ["undecided", "undecided"]
