@@ -221,6 +221,8 @@ def cmd_search(args) -> int:
     d = nets[0].n_inputs
     box = _search_box(args, d, nets[0])
     args.units = units_report(space, Domain.from_box(box), args.exact)
+    from ..budget import ctrl_c_count
+    seen = ctrl_c_count()           # (a Ctrl-C a search kept: exit 3, as every Ctrl-C)
     try:
         if args.what == "diff":
             if nets[0].signature != nets[1].signature:
@@ -249,6 +251,7 @@ def cmd_search(args) -> int:
         print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished {done}"
                                           if args.checkpoint else ""), file=sys.stderr)
         return 3
+    code = 0 if r.complete and ctrl_c_count() == seen else 3
     with answer_kept():     # found: a first Ctrl-C no longer loses the answer (s45 F6, F7)
         data = {**r.to_json(), **args.units[0]}
         if args.certificate and r.certificate is not None:
@@ -269,12 +272,13 @@ def cmd_search(args) -> int:
                     f"{_box_text(box, args.exact)} ({how})"
                     + ("" if r.complete else f" (partial: {r.reason}; rerun with --checkpoint to resume)")
                     + (f"; region_cover certificate checked: {r.verified}" if r.complete else "")
+                    + (f" ({r.reason})" if r.complete and not r.verified and r.reason else "")
                     + display.note([v for side in box for v in side], args.exact))
         if args.json:
             print(json.dumps(data, indent=1, default=str))
         else:
             print(text)
-        return 0 if r.complete else 3
+        return code
 
 
 def _search_box(args, d, net) -> list:

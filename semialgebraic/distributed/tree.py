@@ -686,15 +686,16 @@ def _assemble(st: _Tree, a, b, b_steps, box, aj, ex, end=None):
     keys = [(o, s) for o in range(m) for s in (1, -1)]
     if any(k not in st.trees for k in keys):
         return None, False
-    objectives = []
-    for o, s in keys:
-        tree = st.trees[(o, s)]
-        up = _tree_upper(tree)
-        objectives.append({"output": o, "sign": s, "upper": st.lower if up is None else up, "tree": tree})
-    upper = max(max(ob["upper"] for ob in objectives), st.lower)
     with answer_kept() as kept:      # the search is done: a first Ctrl-C no longer loses it
+        objectives = []              # (s45 Ctrl-C audit F6, s46 F-SEARCH-ASM: one line)
+        for o, s in keys:
+            tree = st.trees[(o, s)]
+            up = _tree_upper(tree)
+            objectives.append({"output": o, "sign": s, "upper": st.lower if up is None else up,
+                               "tree": tree})
+        upper = max(max(ob["upper"] for ob in objectives), st.lower)
         cert = bab_bound_certificate(a, b, box, objectives, upper, st.lower, st.best[0], st.best[1],
-                                     b_steps=b_steps)     # (s45 Ctrl-C audit F6: one line)
+                                     b_steps=b_steps)
     if ex is None or kept.ctrl_c:    # (a Ctrl-C here: the report, the certificate unchecked)
         return cert, False
     if end is not None and time.monotonic() >= end:

@@ -59,7 +59,7 @@ from algebra.network import Network
 from algebra.rationals import q_json, to_q
 
 from .checkpoints import refuse_foreign
-from ..budget import Budget, BudgetExhausted, shown
+from ..budget import Budget, BudgetExhausted, answer_kept, shown
 from ..certificates import jsonable
 from ..exceptions import CertificateError
 from ..regions import RegionSteps
@@ -473,18 +473,26 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
         pats = sorted(log.regions) if complete else sorted(seen)
         cert, verified = None, False
         if whole and complete:
-            cert = stream.certificate()
+            with answer_kept():      # the walk is done: a first Ctrl-C no longer loses it
+                cert = stream.certificate()
             if verify:
-                ok, why = stream.finish(cert)
-                if not ok:
+                try:
+                    ok, why = stream.finish(cert)
+                except KeyboardInterrupt as exc:   # the report, the certificate unchecked
+                    ok = None                      # (s46 Ctrl-C audit F-SEARCH-REGIONS: one line)
+                    cut = str(exc) if isinstance(exc, BudgetExhausted) and str(exc) else \
+                        "interrupted (Ctrl-C)"
+                    reason = (f"{reason}; " if reason else "") + f"the certificate not checked ({cut})"
+                if ok is False:
                     raise CertificateError("region_cover", why)
-                verified = True
+                verified = ok is True
     finally:
         if stream is not None:
             stream.cancel()
         if executor is None:
             ex.close()
-    points = [log.regions[p]["point"] if p in log.regions else seen[p] for p in pats]
+    with answer_kept():
+        points = [log.regions[p]["point"] if p in log.regions else seen[p] for p in pats]
     return RegionsResult([list(p) for p in pats], points, 1, complete, getattr(ex, "kind", "serial"),
                          time.perf_counter() - t0, cert, verified, "walk", tasks, reason, cpu)
 

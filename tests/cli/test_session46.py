@@ -260,3 +260,18 @@ def test_absorb_all_reads_an_error_after_a_ctrl_c_as_the_ctrl_c(tmp_path, run):
     assert tracer.fired and got == 3, (out, err)
     d = json.loads(out)
     assert [b["verdict"] for b in d["blocks"]] == ["undecided", "undecided"]
+
+
+def test_search_regions_keeps_the_regions_through_a_ctrl_c_in_its_check(pair, run):
+    """F-SEARCH-REGIONS: a Ctrl-C while `search regions` checked its region_cover certificate in
+    process gave one line and no JSON; now the regions are reported, the certificate said not
+    checked because of the Ctrl-C, exit 3."""
+    a, _ = pair
+    ref_code, ref, _ = run("search", "regions", a, "--box", "-1,1", "--workers", "0", "--json")
+    tracer = _InFunction("finish")
+    got, out, err = _traced_run(run, tracer, "search", "regions", a, "--box", "-1,1", "--workers", "0",
+                                "--json")
+    assert tracer.fired and ref_code == 0 and got == 3, (out, err)
+    d, r = json.loads(out), json.loads(ref)
+    assert d["number_of_regions"] == r["number_of_regions"] and d["certificate_checked"] is False
+    assert "the certificate not checked (interrupted (Ctrl-C))" in d["reason"]
