@@ -475,40 +475,41 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
         text.append(f"{why}: flip sets, identifiability and the fiber not determined")
         emit(args, data, "\n".join(text))
         return 3
-    facts = symmetry_facts(net)
-    flips = [sorted(c.label.get("flipped_neurons") or []) for c in F.components
-             if isinstance(c.label, dict)]
-    flips = [S for S in flips if S]
-    types = F.details["neuron_types"]
-    word = {True: "yes", False: "no", None: "undecided"}[v.answer]
-    text = [f"widths {'-'.join(map(str, net.widths))}: one hidden layer, on R^d",
-            "neuron types: " + _type_runs(types),
-            "symmetries: S1 (permutations), S2 (positive scalings)"
-            + "".join(f"; flip set {S}" for S in flips)]
-    text += [f"  {f}" for f in facts]
-    if flips:
-        text.append("  a flip set S: (w_i, b_i) -> -(w_i, b_i) for i in S, the output bias + "
-                    "sum v_i b_i, keeps the function since sum_S v_i w_i^T = 0 (σ(h) − σ(−h) = h)")
-    why = v.reason.removeprefix("identifiable up to permutation and positive scaling: ")
-    which = "R42" if "R42" in v.reason else "R41"
-    text.append(f"identifiable up to S1 + S2 (three-layer-fibers {which}): {word} ({why})")
-    text.append(f"fiber: dimension {F.dimension.words()}"
-                f"; components {display.number(F.number_of_components, args.exact) if F.number_of_components is not None else 'not determined'}"
-                f"; orbits {F.number_of_orbits if F.number_of_orbits is not None else 'not determined'}")
-    data = {"kind": "one hidden layer", "widths": list(net.widths), "neuron_types": list(types),
-            "symmetries": ["S1", "S2"],
-            "flip_sets": flips, "facts": facts,
-            "identifiable": {"answer": v.answer, "reason": v.reason,
-                             "hypotheses": [h.to_json() for h in v.hypotheses]},
-            "dimension": F.dimension.value, "fiber_dimension": F.dimension.value,
-            "number_of_components": F.number_of_components,
-            "number_of_orbits": F.number_of_orbits}
-    if args.graphml:
-        write_graphml(F.graph, args.graphml)
-        text.append(f"GraphML written to {args.graphml}")
+    with answer_kept():     # found: a first Ctrl-C no longer loses the answer (s46 F-BN-OUT)
+        facts = symmetry_facts(net)
+        flips = [sorted(c.label.get("flipped_neurons") or []) for c in F.components
+                 if isinstance(c.label, dict)]
+        flips = [S for S in flips if S]
+        types = F.details["neuron_types"]
+        word = {True: "yes", False: "no", None: "undecided"}[v.answer]
+        text = [f"widths {'-'.join(map(str, net.widths))}: one hidden layer, on R^d",
+                "neuron types: " + _type_runs(types),
+                "symmetries: S1 (permutations), S2 (positive scalings)"
+                + "".join(f"; flip set {S}" for S in flips)]
+        text += [f"  {f}" for f in facts]
+        if flips:
+            text.append("  a flip set S: (w_i, b_i) -> -(w_i, b_i) for i in S, the output bias + "
+                        "sum v_i b_i, keeps the function since sum_S v_i w_i^T = 0 (σ(h) − σ(−h) = h)")
+        why = v.reason.removeprefix("identifiable up to permutation and positive scaling: ")
+        which = "R42" if "R42" in v.reason else "R41"
+        text.append(f"identifiable up to S1 + S2 (three-layer-fibers {which}): {word} ({why})")
+        text.append(f"fiber: dimension {F.dimension.words()}"
+                    f"; components {display.number(F.number_of_components, args.exact) if F.number_of_components is not None else 'not determined'}"
+                    f"; orbits {F.number_of_orbits if F.number_of_orbits is not None else 'not determined'}")
+        data = {"kind": "one hidden layer", "widths": list(net.widths), "neuron_types": list(types),
+                "symmetries": ["S1", "S2"],
+                "flip_sets": flips, "facts": facts,
+                "identifiable": {"answer": v.answer, "reason": v.reason,
+                                 "hypotheses": [h.to_json() for h in v.hypotheses]},
+                "dimension": F.dimension.value, "fiber_dimension": F.dimension.value,
+                "number_of_components": F.number_of_components,
+                "number_of_orbits": F.number_of_orbits}
+        if args.graphml:
+            write_graphml(F.graph, args.graphml)
+            text.append(f"GraphML written to {args.graphml}")
 
-    if display.text_needs_note(text, args.exact):
-        text.append(display.EXACT_NOTE)
+        if display.text_needs_note(text, args.exact):
+            text.append(display.EXACT_NOTE)
 
     def make():
         from .report_certificate import component_copies
@@ -637,6 +638,12 @@ def _emit_with_certificate(args, net, budget, make, data, text, code: int = 0,
     if line:
         text = [*text, line]
         data["certificate"] = path
+        if path is None and "making the certificate" in line:   # stopped: the JSON says why
+            data.update(complete=False, reason=line)             # (s46 Ctrl-C audit F-SYM-CERT)
+        elif "not re-checked in-process" in line:                # (F-BN-SELFCHECK)
+            data["certificate_checked"] = False
+            if budget.exhausted() and budget.interrupted:       # a Ctrl-C cut it: exit 3
+                code = 3
     emit(args, data, "\n".join(text))
     return code if not line or path else 3
 
@@ -718,21 +725,21 @@ def cmd_fiber(args) -> int:
         from .report_certificate import component_copies
         certs, reps, _ = component_copies(net, F, orthant=args.orthant, budget=budget)
         return certs, reps, None
-    if args.latex and not args.json:
-        return _emit_with_certificate(args, net, budget, make, {}, [F.to_latex()], code,
-                                      orthant=args.orthant)
-    # only the form printed is rendered: a fiber's thousands of equalities take seconds to write
-    # (digits 64-32-10: 3 050 polynomials, 2.5 s a form, the fiber itself 0.9 s)
-    data = F.to_json() if args.json else {}
-    if args.json:                # `dim`/`identify`/`conserved` name it fiber_dimension (a user audit)
-        data["fiber_dimension"] = data.get("dimension")     # (of the largest stratum)
-        if data.get("jacobian_dimension") is not None:     # `dim`'s value: near θ (an audit,
-            data["fiber_dimension_at_theta"] = data["jacobian_dimension"]   # session 37)
-        elif data.get("dimension_at_theta") is not None:  # one hidden layer (s40 fiber audit)
-            data["fiber_dimension_at_theta"] = data["dimension_at_theta"]
-    return _emit_with_certificate(args, net, budget, make, data,
-                                  [] if args.json else [fiber_text(F, args.exact, args.full)],
-                                  code, orthant=args.orthant)
+    with answer_kept():     # found: a first Ctrl-C no longer loses the answer (s46 F-BN-OUT)
+        if args.latex and not args.json:
+            data, text = {}, [F.to_latex()]
+        else:
+            # only the form printed is rendered: a fiber's thousands of equalities take seconds
+            # to write (digits 64-32-10: 3 050 polynomials, 2.5 s a form, the fiber itself 0.9 s)
+            data = F.to_json() if args.json else {}
+            if args.json:        # `dim`/`identify`/`conserved` name it fiber_dimension (a user audit)
+                data["fiber_dimension"] = data.get("dimension")     # (of the largest stratum)
+                if data.get("jacobian_dimension") is not None:     # `dim`'s value: near θ (an
+                    data["fiber_dimension_at_theta"] = data["jacobian_dimension"]   # audit, s37)
+                elif data.get("dimension_at_theta") is not None:  # one hidden layer (s40 audit)
+                    data["fiber_dimension_at_theta"] = data["dimension_at_theta"]
+            text = [] if args.json else [fiber_text(F, args.exact, args.full)]
+    return _emit_with_certificate(args, net, budget, make, data, text, code, orthant=args.orthant)
 
 
 def cmd_symmetries(args) -> int:
@@ -755,8 +762,9 @@ def cmd_symmetries(args) -> int:
         return 3
     # the keys every kind of `symmetries --json` has: kind, widths, symmetries, dimension (and
     # fiber_dimension, as `dim` and `fiber` name it); identifiability is `identify`'s here
-    data = {"kind": "three-layer bottleneck", "widths": list(net.widths), "structure": s.to_json()}
-    text = [structure_text(s, args.exact)]
+    with answer_kept():     # found: a first Ctrl-C no longer loses the answer (s46 F-BN-OUT)
+        data = {"kind": "three-layer bottleneck", "widths": list(net.widths), "structure": s.to_json()}
+        text = [structure_text(s, args.exact)]
     if s.is_generic:
         F, stop = fiber_in_time(net, budget.remaining(), args.timeout, trace=trace,
                                 jacobian=False)
@@ -765,27 +773,28 @@ def cmd_symmetries(args) -> int:
             data.update({"complete": False, "reason": why, **partial})
             emit(args, data, "\n".join(text + [f"{why}; no symmetry graph"]))
             return 3
-        G = F.graph
-        data.update({"symmetries": F.to_json()["symmetries"], "graph": graph_to_json(G),
-                     "number_of_components": F.number_of_components,
-                     "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value,
-                     "fiber_dimension": F.dimension.value,
-                     "dimension_detail": F.dimension.to_json()})
-        text.append(f"symmetries: {', '.join(data['symmetries'])}")
-        text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "
-                    f"edge(s); components {display.number(F.number_of_components, args.exact)}, orbits "
-                    f"{display.number(F.number_of_orbits)}, dimension {F.dimension.words()}")
-        for n, d in G.nodes(data=True):
-            text.append(f"  node {n} {component_label(d['label'])}: generator span rank {d['generator_rank']}")
-        for u, v, d in G.edges(data=True):
-            text.append(f"  edge {u} -- {v}: {d['step']}" + (f" (neuron {d['neuron']})" if "neuron" in d else ""))
-        if getattr(F, "partial", False):      # components left out: the counts are of the listed
-            data.update({"listing": "partial", "notes": list(F.notes)})
-            text.append("  (components and orbits of the listed strata only: some are left out)")
-            text += [f"note: {n}" for n in F.notes]
-        if args.graphml:
-            write_graphml(G, args.graphml)
-            text.append(f"GraphML written to {args.graphml}")
+        with answer_kept():     # found: a first Ctrl-C no longer loses the answer (s46 F-BN-OUT)
+            G = F.graph
+            data.update({"symmetries": F.to_json()["symmetries"], "graph": graph_to_json(G),
+                         "number_of_components": F.number_of_components,
+                         "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value,
+                         "fiber_dimension": F.dimension.value,
+                         "dimension_detail": F.dimension.to_json()})
+            text.append(f"symmetries: {', '.join(data['symmetries'])}")
+            text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "
+                        f"edge(s); components {display.number(F.number_of_components, args.exact)}, orbits "
+                        f"{display.number(F.number_of_orbits)}, dimension {F.dimension.words()}")
+            for n, d in G.nodes(data=True):
+                text.append(f"  node {n} {component_label(d['label'])}: generator span rank {d['generator_rank']}")
+            for u, v, d in G.edges(data=True):
+                text.append(f"  edge {u} -- {v}: {d['step']}" + (f" (neuron {d['neuron']})" if "neuron" in d else ""))
+            if getattr(F, "partial", False):      # components left out: the counts are of the listed
+                data.update({"listing": "partial", "notes": list(F.notes)})
+                text.append("  (components and orbits of the listed strata only: some are left out)")
+                text += [f"note: {n}" for n in F.notes]
+            if args.graphml:
+                write_graphml(G, args.graphml)
+                text.append(f"GraphML written to {args.graphml}")
     elif args.graphml:              # the structure report stays, exit 3 as without --graphml
         text.append("no GraphML written: non-generic input (no symmetry graph)")   # (s39 audit:
         data["graphml"] = None      # exit 2 "error" and no report)

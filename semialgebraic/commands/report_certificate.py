@@ -99,11 +99,14 @@ def write_report_certificate(net: Network, copies: list, path: str, budget, *,
     """Write the ``symmetry_report`` certificate of *copies* (and *identifiability*) to *path*,
     re-checked in the time *budget* has left; the line the report adds.  *total*: the number
     of parameters listed (when some have no certificate)."""
+    from ..budget import answer_kept
     from ..certificates import symmetry_report_certificate, valid_within, write_certificate
-    cert = symmetry_report_certificate(net, copies, identifiability=identifiability,
-                                       orthant=orthant)
-    checked = valid_within(cert, budget)
-    write_certificate(cert, path)
+    with answer_kept():          # (bounded work: a first Ctrl-C no longer loses the answer)
+        cert = symmetry_report_certificate(net, copies, identifiability=identifiability,
+                                           orthant=orthant)
+    checked = valid_within(cert, budget)        # (a Ctrl-C: not re-checked, the answer stands)
+    with answer_kept():
+        write_certificate(cert, path)
     what = f"{len(copies)} listed parameter(s)"
     if total is not None and total > len(copies):
         what += f" of {total}"

@@ -275,3 +275,34 @@ def test_search_regions_keeps_the_regions_through_a_ctrl_c_in_its_check(pair, ru
     d, r = json.loads(out), json.loads(ref)
     assert d["number_of_regions"] == r["number_of_regions"] and d["certificate_checked"] is False
     assert "the certificate not checked (interrupted (Ctrl-C))" in d["reason"]
+
+
+def _t5(name="t5_perm_scale_a.json"):
+    from pathlib import Path
+    return Path(__file__).resolve().parents[2] / "algebra" / "examples" / name
+
+
+@pytest.mark.parametrize("cmd", ["fiber", "symmetries"])
+def test_fiber_and_symmetries_keep_their_answer_once_found(cmd, run):
+    """F-BN-OUT: a Ctrl-C while `fiber` / `symmetries` turned the answer into JSON gave one line."""
+    ref_code, ref, _ = run(cmd, _t5(), "--json")
+    tracer = _InFunction("to_json")
+    got, out, err = _traced_run(run, tracer, cmd, _t5(), "--json")
+    assert tracer.fired and got == ref_code, (out, err)
+    assert json.loads(out) == json.loads(ref)
+
+
+@pytest.mark.parametrize("where, key", [("component_copies", "reason"), ("_valid_within", "certificate_checked")])
+def test_symmetries_json_says_when_a_ctrl_c_stopped_its_certificate(where, key, tmp_path, run):
+    """F-SYM-CERT / F-BN-SELFCHECK: a Ctrl-C while `symmetries --certificate` made its
+    certificate (none written) or re-checked it (written, not re-checked): the JSON said
+    neither; now `complete` false with the reason, or `certificate_checked` false; exit 3."""
+    cert = tmp_path / "s.json"
+    tracer = _InFunction(where)
+    got, out, err = _traced_run(run, tracer, "symmetries", _t5(), "--certificate", cert, "--json")
+    d = json.loads(out)
+    assert tracer.fired and got == 3, (out, err)
+    if key == "reason":
+        assert d["complete"] is False and "interrupted (Ctrl-C)" in d["reason"] and not cert.exists()
+    else:
+        assert d["certificate_checked"] is False and verify(json.loads(cert.read_text()))[0]
