@@ -143,21 +143,8 @@ def _planted(seed: int):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_planted_trades_keep_the_function_and_the_certificate_holds(seed):
-    net, dom = _planted(seed)
-    entries, floor = certified_fiber_floor(net, dom)
-    moved = _moved(net, dom, entries, random.Random(seed + 500))
-    got = equivalent(net, moved, domain=dom)
-    assert got.answer is True, (seed, entries, got.reason)
-    fd = functional_dimension(net, domain=dom)
-    assert floor <= net.n_parameters - fd.lower
-    assert fd.fiber_dimension.lower <= net.n_parameters - fd.lower
-    cert = json.loads(json.dumps(jsonable(functional_dimension_certificate(net, fd, domain=dom))))
-    assert cert["fiber_lower"] == floor
-    ok, why = verify(cert)
-    assert ok, why
-    bad = copy.deepcopy(cert)
-    bad["fiber_lower"] = floor + 1
-    assert not verify(bad)[0]
+    from tests.semialgebraic.verify.test_fiber_floor import moves_hold
+    moves_hold(*_planted(seed), random.Random(seed + 500), moved=_moved)
 
 
 def test_planted_trades_are_found():
