@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from types import SimpleNamespace
 
 __all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c", "signals_after", "answer_kept",
-           "ctrl_c_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
+           "ctrl_c_count", "ctrl_c_left", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 _ACTIVE: list["Budget"] = []
 _CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before one is exhausted
@@ -555,6 +555,22 @@ def answer_kept():
             signal.signal(signal.SIGINT, old)
 
 
+_OPEN: list = []       # (left, former handler) of the ctrl_c blocks not yet left, innermost last
+
+
+def ctrl_c_left() -> None:
+    """Leave every :func:`ctrl_c` block still open: stop its watchdog and put its former SIGINT
+    handler back, innermost first.  Its own exit does this; a Ctrl-C that lands on that exit's
+    first lines cuts it short, and the watchdog left running would end the process 5 s later
+    once idle (a pytest worker, an API user), so :func:`semialgebraic.cli.main` calls it again
+    (s46 Ctrl-C audit F-TAIL)."""
+    while _OPEN:
+        left, old = _OPEN[-1]
+        left.set()
+        signal.signal(signal.SIGINT, old)
+        _OPEN.pop()
+
+
 def ctrl_c_count() -> int:
     """How many Ctrl-Cs :func:`ctrl_c` has seen in this process."""
     return _CTRL_C[0]
@@ -621,8 +637,8 @@ def ctrl_c(grace: float = GRACE):
         raise KeyboardInterrupt
 
     old = signal.signal(signal.SIGINT, _first)
+    _OPEN.append((left, old))
     try:
         yield
     finally:
-        left.set()
-        signal.signal(signal.SIGINT, old)
+        ctrl_c_left()

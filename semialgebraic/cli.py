@@ -23,7 +23,7 @@ import time
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
-from .budget import alarm_at, answer_kept, ctrl_c, ctrl_c_count, heartbeat, quiet
+from .budget import alarm_at, answer_kept, ctrl_c, ctrl_c_count, ctrl_c_left, heartbeat, quiet
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -274,11 +274,13 @@ def _main(argv: list[str] | None, seen: int) -> int:
             with alarm_at(end, f"netfibers {args.command} (--timeout {timeout:g} s)" if end else ""):
                 code = args.func(args)
     except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
+        ctrl_c_left()             # (its own exit may have been cut: its watchdog stopped)
         if code is not None:      # the command had returned, its answer written: a Ctrl-C while
             return int(code)      # the handlers were taken down changes nothing (s46 F-TAIL)
         print(f"netfibers: {str(exc) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
         return 3
     except Exception as exc:
+        ctrl_c_left()
         if ctrl_c_count() != seen:
             # after a Ctrl-C any error is its echo: a C extension whose import it interrupted
             # raises ImportError (numpy: "initialization failed"; seen in a SIGINT sweep as an

@@ -214,6 +214,13 @@ def test_a_ctrl_c_after_the_answer_keeps_its_exit_code(pair, tmp_path, run):
     got, out, err = _traced_run(run, tracer, "equiv", a, b, "--box", "-1,1", "--certificate", cert, "--json")
     assert tracer.fired and got == 1 and err == "", (out, err)
     assert json.loads(out)["answer"] is False and verify(json.loads(cert.read_text()))[0]
+    # the handlers were taken down all the same: SIGINT's own back, no watchdog left running
+    # (one left in a pytest worker ended it 5 s later, once idle: os._exit)
+    import threading
+    import time
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    time.sleep(0.2)
+    assert not any(t.name == "netfibers-ctrl-c" and t.is_alive() for t in threading.enumerate())
 
 
 @pytest.mark.parametrize("where", ["region_cover_certificate"])
