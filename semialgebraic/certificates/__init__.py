@@ -148,8 +148,12 @@ def valid_within(certificate: dict, budget, alarm_every: float = 0.25, checker=N
     :func:`semialgebraic.verify.verify`, looked up when called)."""
     try:                                  # (a Ctrl-C on its first lines too: s46 Ctrl-C audit)
         return _valid_within(certificate, budget, alarm_every, checker)
-    except KeyboardInterrupt:
-        budget.interrupt()
+    except KeyboardInterrupt as exc:
+        from ..budget import BudgetExhausted
+        if isinstance(exc, BudgetExhausted):
+            budget.exhausted()
+        else:
+            budget.interrupt()
         return None
 
 
