@@ -27,7 +27,7 @@ from .budget import alarm_at, answer_kept, ctrl_c, ctrl_c_count, ctrl_c_left, he
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
-__all__ = ["main", "COMMAND_MODULES", "emit", "fail", "STARTUP_MARK", "answer_kept"]
+__all__ = ["main", "COMMAND_MODULES", "emit", "fail", "STARTUP_MARK"]
 
 # With the environment variable NETFIBERS_STARTUP_MARK=1, one line "STARTUP_MARK <t> <c>" goes
 # to stderr once the imports are done and the arguments parsed, just before the command runs:

@@ -19,11 +19,11 @@ from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_matrix, read_json_text
 
 from ..absorption import absorbable, random_experiment
-from ..budget import Budget, ctrl_c_count, phase
+from ..budget import Budget, answer_kept, ctrl_c_count, phase
 from ..certificates import write_certificate
 from algebra.activations import supported_activations
 
-from ..cli import answer_kept, emit, fail
+from ..cli import emit, fail
 from ..verdict import Verdict, witness_text
 from . import display
 from .common import is_existing_file

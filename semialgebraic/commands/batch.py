@@ -24,8 +24,9 @@ from algebra.exceptions import AlgebraError
 from algebra.kernel.domains import Domain
 from algebra.rationals import q_str
 
+from ..budget import answer_kept
 from ..certificates import write_certificate
-from ..cli import answer_kept, fail
+from ..cli import fail
 from . import display
 from .common import load_network, load_pair_in_units, parse_domain, units_report
 from .help import TIMEOUT_HELP, describe

@@ -41,9 +41,9 @@ from algebra.kernel import box_input_map, compose_input_map, compose_slice_map
 from algebra.kernel.domains import Domain
 from algebra.rationals import Q, q_str, to_q
 
-from ..budget import Budget
+from ..budget import Budget, answer_kept
 from ..certificates import write_certificate
-from ..cli import answer_kept, emit, fail
+from ..cli import emit, fail
 from ..dimension.functional import on_slice
 from ..dimension.result import MOVES
 from ..bab import diff_bounds, epsilon_equivalent
