@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from types import SimpleNamespace
 
 __all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c", "signals_after", "answer_kept",
-           "ctrl_c_count", "ctrl_c_left", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
+           "ctrl_c_count", "ctrl_c_left", "alarm_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 _ACTIVE: list["Budget"] = []
 _CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before one is exhausted
@@ -450,6 +450,7 @@ class _Alarm:
         if isinstance(sys.exc_info()[1], KeyboardInterrupt):
             return                   # a stop already leaving: not replaced (it fires again)
         self.fired.append(True)
+        _ALARMS[0] += 1
         raise BudgetExhausted(f"the budget ran out during {self.what}")
 
     def __enter__(self):
@@ -569,6 +570,15 @@ def ctrl_c_left() -> None:
         left.set()
         signal.signal(signal.SIGINT, old)
         _OPEN.pop()
+
+
+_ALARMS = [0]          # alarms raised by :func:`alarm_at` in this process
+
+
+def alarm_count() -> int:
+    """How many times an :func:`alarm_at` block raised its stop in this process (an error that
+    follows one may be its echo: a C extension whose import it cut raises ImportError)."""
+    return _ALARMS[0]
 
 
 def ctrl_c_count() -> int:

@@ -23,7 +23,7 @@ import time
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
-from .budget import alarm_at, answer_kept, ctrl_c, ctrl_c_count, ctrl_c_left, heartbeat, quiet
+from .budget import alarm_at, alarm_count, answer_kept, ctrl_c, ctrl_c_count, ctrl_c_left, heartbeat, quiet
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -264,6 +264,7 @@ def _main(argv: list[str] | None, seen: int) -> int:
         print(f"{STARTUP_MARK} {time.monotonic():.6f} {time.process_time():.6f}", file=sys.stderr,
               flush=True)
     code = None
+    alarms = alarm_count()
     try:
         with ctrl_c(), heartbeat(args.command, args.timeout if timeout is not None else None):
             # Ctrl-C: the partial report, or exit 3 within its grace; no silent long wait
@@ -286,6 +287,13 @@ def _main(argv: list[str] | None, seen: int) -> int:
             # raises ImportError (numpy: "initialization failed"; seen in a SIGINT sweep as an
             # internal error, exit 4), an optional format's import an install hint (exit 2)
             print("netfibers: interrupted (Ctrl-C)", file=sys.stderr)
+            return 3
+        if alarm_count() != alarms and isinstance(exc, ImportError):
+            # the same for the --timeout alarm: `identify --timeout 1` gave "internal error
+            # (ImportError: initialization failed)", exit 4, once in CI (s45, s46)
+            print(f"netfibers: timeout of {args.timeout:g} s reached (an import it cut: {exc})"
+                  if getattr(args, "timeout", None) is not None else
+                  f"netfibers: stopped (an import its budget cut: {exc})", file=sys.stderr)
             return 3
         return _failed(args, exc)
     return int(code or 0)

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 
 from algebra.network import Network
 
-from ..budget import Budget, alarm_at, answer_kept, phase
+from ..budget import Budget, BudgetExhausted, alarm_at, alarm_count, answer_kept, phase
 from ..bottleneck import Trace, fiber_bottleneck, identifiability, is_bottleneck, structure
 from ..certificates import jsonable, write_certificate
 from ..equivalence import equivalent
@@ -375,12 +375,18 @@ def cmd_identify(args) -> int:
     if not is_bottleneck(net):
         return _identify_deep(args, net, budget, end)
     trace = Trace()
+    alarms = alarm_count()
     try:
         # checkpoint() in the loops that have one (CANON's), and an alarm at the deadline for
         # the others (the G0-G8 checks, the certificate's check): stopped anywhere, the trace
         # says what was established and no verdict is claimed
         with budget.active(), alarm_at(end, "identify"), phase("identifiability (bottleneck)"):
-            v = identifiability(net, trace=trace)
+            try:
+                v = identifiability(net, trace=trace)
+            except ImportError:         # the deadline cut an import (a C extension's: "initiali-
+                if alarm_count() == alarms:     # zation failed"; exit 4 once in CI, s45/s46):
+                    raise                       # the stop it echoes
+                raise BudgetExhausted("the budget ran out during identify (an import)")
     except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
         if trace.verdict is None:
             budget.exhausted()          # marks a Ctrl-C since the budget began (budget.ctrl_c)

@@ -313,3 +313,26 @@ def test_symmetries_json_says_when_a_ctrl_c_stopped_its_certificate(where, key, 
         assert d["complete"] is False and "interrupted (Ctrl-C)" in d["reason"] and not cert.exists()
     else:
         assert d["certificate_checked"] is False and verify(json.loads(cert.read_text()))[0]
+
+
+class _ImportCutByTheAlarm(_InFunction):
+    """At the first line of *name*: what the --timeout alarm does when it lands in the import of
+    a C extension (numpy: ImportError "initialization failed"; once in CI, exit 4)."""
+
+    def __call__(self, frame, event, arg):
+        if not self.fired and event == "line" and frame.f_code.co_name == self.name:
+            self.fired = True
+            import semialgebraic.budget as budget
+            budget._ALARMS[0] += 1
+            raise ImportError("initialization failed")
+        return self
+
+
+def test_identify_reads_an_import_its_deadline_cut_as_the_deadline(tmp_path, run):
+    from tests.cli.test_identify_plot_partial import _bottleneck
+    p = _bottleneck(tmp_path, 6, 30)
+    tracer = _ImportCutByTheAlarm("structure")
+    got, out, err = _traced_run(run, tracer, "identify", p, "--json", "--timeout", "60")
+    assert tracer.fired and got == 3, (out, err)
+    d = json.loads(out)
+    assert d["answer"] is None and d["complete"] is False and "timeout of 60 s" in d["reason"]
