@@ -38,12 +38,12 @@ knapsack
 """
 
 from .domains import domain_from_json, domain_json, domain_rows
-from .intervals import interval_bounds
+from .intervals import input_box, interval_bounds, merged_lower, relu_box
 from .jacobian import exercise_spec, is_delta_zero
 from .networks import (box_input_map, compose_input_map, compose_slice_map, contract_layer, difference_network, drop_zero_neurons,
                        is_zero_neuron, network_digest, parameter_offsets, parameter_places)
 from .vectors import is_proportional
 
 __all__ = ["box_input_map", "compose_input_map", "compose_slice_map", "contract_layer", "difference_network", "drop_zero_neurons", "domain_from_json", "domain_json", "domain_rows",
-           "exercise_spec", "interval_bounds", "is_delta_zero", "is_proportional", "is_zero_neuron",
+           "exercise_spec", "input_box", "interval_bounds", "is_delta_zero", "merged_lower", "relu_box", "is_proportional", "is_zero_neuron",
            "network_digest", "parameter_offsets", "parameter_places"]

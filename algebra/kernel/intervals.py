@@ -11,7 +11,7 @@ from algebra.rationals import Q
 
 from .domains import Domain
 
-__all__ = ["interval_bounds"]
+__all__ = ["interval_bounds", "input_box", "merged_lower", "relu_box"]
 
 
 def interval_bounds(Ws, bs, d, lo_hi, start=None):
@@ -43,21 +43,66 @@ def interval_bounds(Ws, bs, d, lo_hi, start=None):
     >>> [[(str(lo), str(hi)) for lo, hi in layer] for layer in out]
     [[('-1', '2'), ('-1', '2')], [('-3', '1')]]
     """
-    if start is not None:
-        box = [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
-               for lo, hi in start]
-    elif lo_hi is None:
-        box = [(None, None)] * d
-    elif isinstance(lo_hi, Domain):
-        box = lo_hi.intervals()
-    elif lo_hi == "orthant":
-        box = [(Q(0), None)] * d
-    else:
-        box = [lo_hi] * d
+    box = relu_box(start) if start is not None else input_box(lo_hi, d)
     out = []
     for l in range(len(Ws)):
         layer = interval_image(Ws[l], box, bs[l])
         out.append(layer)
-        box = [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
-               for lo, hi in layer]
+        box = relu_box(layer)
     return out
+
+
+def input_box(lo_hi, d):
+    """The per-coordinate bounds ``(lo, hi)`` (``None`` = unbounded) of the inputs of the domain
+    *lo_hi* (as :func:`interval_bounds`'s) in R^d.
+
+    >>> input_box("orthant", 2)
+    [(0, None), (0, None)]
+    """
+    if lo_hi is None:
+        return [(None, None)] * d
+    if isinstance(lo_hi, Domain):
+        return lo_hi.intervals()
+    if lo_hi == "orthant":
+        return [(Q(0), None)] * d
+    return [tuple(lo_hi)] * d
+
+
+def relu_box(bounds):
+    """The bounds of ``relu(z)`` from the bounds ``(lo, hi)`` of the pre-activations z.
+
+    >>> relu_box([(Q(-1), Q(2)), (None, Q(-3)), (Q(1), None)])
+    [(0, 2), (0, 0), (1, None)]
+    """
+    return [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
+            for lo, hi in bounds]
+
+
+def merged_lower(row, bias, box, groups=()):
+    """A lower bound of ``row · h + bias`` over the h with ``h_c`` in ``box[c]`` (``(lo, hi)``,
+    ``None`` = unbounded), or None when none is shown (unbounded below), where for each group
+    ``(members, ratios)`` of *groups* ``h_m = c_m h_{members[0]}`` exactly (``c_m > 0``, the
+    first ratio 1): the group's weights merge into one coefficient ``Σ_m c_m row[m]`` on its
+    first member, so that weights which cancel on a group count 0 (three-layer-fibers R40, a
+    neuron reading a neuron split in two with weights 1 and −1).
+
+    >>> merged_lower([1, -1, 2], Q(1, 5), [(Q(0), None)] * 3, [([0, 1], [Q(1), Q(1)])])
+    1/5
+    >>> merged_lower([1, -1, 2], Q(1, 5), [(Q(0), None)] * 3) is None
+    True
+    """
+    coef = list(row)
+    for g, cs in groups:
+        a = sum((c * coef[m] for c, m in zip(cs, g)), Q(0))
+        for m in g:
+            coef[m] = Q(0)
+        coef[g[0]] = a
+    total = Q(bias)
+    for a, (lo, hi) in zip(coef, box):
+        if a == 0:
+            continue
+        end = lo if a > 0 else hi
+        if end is None:
+            return None
+        total += a * end
+    return total

@@ -33,14 +33,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from algebra.kernel import parameter_offsets
+from algebra.kernel import merged_lower, parameter_offsets, relu_box
 from algebra.network import Network
 from algebra.rationals import Q
 
 from ..sets import normalize_domain
 from .fiber_floor import unseen_neurons
 from ..equivalence import preactivation_bounds
-from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
+from .upper import (_ratio, constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
                     inputs_dead_entries, masked_pairs, opposite_pairs, opposite_vector,
                     proportional_groups, same_mask_vectors, sparse_entry_vectors, unseen_vectors)
 
@@ -395,23 +395,46 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
     and the structures whose kernel directions can leave the fiber, as sentences.
     """
     from algebra.kernel.domains import Domain
+    real = domain                        # the domain's own bounds (interval facts)
     if isinstance(domain, Domain):
         if domain.legacy_or_none() != "other":
-            domain = domain.legacy()
-        else:            # bounded: (-1, 1) stands for "a bounded range"; unbounded: as R^d (fewer moves)
-            domain = (Q(-1), Q(1)) if all(a is not None and b is not None
-                                          for a, b in domain.intervals()) else None
-    dom = normalize_domain(domain, net.n_inputs)
-    ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
+            domain = real = domain.legacy()
+        else:            # bounded: (-1, 1) stands for "a bounded range"; unbounded: as R^d (fewer
+            domain = (Q(-1), Q(1)) if all(a is not None and b is not None        # moves); the
+                                          for a, b in domain.intervals()) else None   # interval
+    dom = normalize_domain(domain, net.n_inputs)            # facts from its own box (session 47:
+    if not isinstance(real, Domain):                        # `conserved --box 0:16,0:1` took the
+        real = dom                                          # stand-in's: fiber >= 5 where it is 4)
+    ever_on, always_on = _on_facts(net, real, patterns, proven or {})
+    bounds = preactivation_bounds(net, domain=real)
+    flat = [(lo, hi) for layer in bounds[:-1] for lo, hi in layer]
     if isinstance(dom, tuple) and patterns is not None:
         # on a cube, z >= 0 by interval bounds and not identically 0 is always active for the
         # moves even where z = 0 on a region (inactive in the patterns): its bias trade gives it
         # a margin (the certificate's active block, three-layer-fibers R40; `dim` had 6 where its
         # certificate said 7)
-        bounds = preactivation_bounds(net, domain=dom)
-        flat = [(lo, hi) for layer in bounds[:-1] for lo, hi in layer]
         always_on = [a or (lo is not None and lo >= 0 and hi is not None and hi > 0 and e)
                      for a, e, (lo, hi) in zip(always_on, ever_on, flat)]
+    # z >= 0 by interval bounds in which each positively parallel group of the layer before
+    # reads as one neuron (weights that cancel on a split pair count 0): always active for the
+    # moves too, where ever active (on a cube as above; elsewhere :func:`_robust_active` decides
+    # between its block's moves and its bias trade alone, session 47)
+    starts = [sum(net.widths[1:1 + t]) for t in range(net.depth)]
+    groups = {}
+    for l, g in duplicate_groups(net):
+        W, b = net.layer(l)
+        ref = list(W.row_at(g[0])) + [b[g[0]]]
+        groups.setdefault(l, []).append((g, [_ratio(ref, list(W.row_at(m)) + [b[m]]) for m in g]))
+    for l in range(1, net.depth - 1):
+        if not groups.get(l - 1):
+            continue
+        W, b = net.layer(l)
+        box = relu_box(bounds[l - 1])
+        for i in range(W.nrows):
+            k = starts[l] + i
+            if ever_on[k] and not always_on[k]:
+                low = merged_lower(list(W.row_at(i)), b[i], box, groups[l - 1])
+                always_on[k] = low is not None and low >= 0
     offs = parameter_offsets(net)
     entries: list = []
     fixed: set = set()
@@ -610,7 +633,9 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
       trades, the GL moves of their linear block and (f)'s directions are moves; a block (two or
       more, read) with a member that does not (a first-layer neuron active on R^d has w = 0) is
       listed: its directions are two-sided in the kernel and can be one-sided or absent in the
-      fiber (two constant first-layer neurons on R^2: N − rank 7, fiber 5);
+      fiber (two constant first-layer neurons on R^2: N − rank 7, fiber 5); then its robust
+      members' moves are used (a block of their own), and every other member trades its bias
+      alone (one-sided: z + t >= 0, no margin needed);
     * first-layer neurons of opposite rows traded against the first layer's neurons active with
       a margin (:mod:`.trades`: outgoing weight moved so that the affine parts cancel, when the
       stacked rows have rank d), listed last and applied after every other move but the
@@ -633,7 +658,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
     of the block's own moves: GL and bias trades) — blocks with a margin, whose moves are used.
     A constant neuron's bias trade is a move even without a margin (its row stays 0).
     """
-    from .upper import _ratio, cancel_ratios
+    from .upper import cancel_ratios
     from .trades import opposite_rows, opposite_trade
     from algebra.linalg import QMatrix
     from algebra.linalg.gfp import rank_lower_bound
@@ -675,8 +700,12 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
                        "its affine part" if mates.get(i) else "affine (always active)")
                     + ": the fiber meets two pieces there (its row free while it stays unread; "
                     "read, with its row tied), and the kernel spans both")
-    in_block = {(l, i) for l, B in blocks.items()          # blocks with a margin (moves used)
-                if len(B) >= 2 and len(robust_blocks[l]) == len(B) for i in B}
+    # the blocks with a margin whose moves are used: the robust members of each layer's always-
+    # active neurons (the others' rows stay: their z do not change under these moves, and they
+    # trade their biases alone — as the certificate's active block of positive rows beside its
+    # bias trades; a lone neuron beside a block of two had left `dim` 18 below its certificate's
+    # 20, session 47)
+    in_block = {(l, i) for l, R in robust_blocks.items() if len(R) >= 2 for i in R}
     splits, cancels, opposite, constant, robust_moves = [], [], [], [], []
     dup_members = set()
     duplicate_ok: set = set()
@@ -718,8 +747,8 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
         l = e[1]
         if l == 0:
             continue
-        below = blocks.get(l - 1, [])
-        skip = set(below) if len(below) >= 2 and len(robust_blocks[l - 1]) == len(below) else set()
+        below = robust_blocks.get(l - 1, [])
+        skip = set(below) if len(below) >= 2 else set()
         skip |= {i for t, pair in ((f[1], f[2]) for f in opposite) if t == l - 1 for i in pair}
         skip |= {i for i in range(net.widths[l]) if not read[l - 1][i]}
         e[3] = sorted(skip)
@@ -731,9 +760,9 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
             if i not in robust_blocks[l]:          # its bias trade (z = b + t stays > 0)
                 constant.append(["active", l, i])
     for l in range(net.depth - 1):
-        B, robust = blocks[l], robust_blocks[l]
-        robust_moves.extend(["active", l, i] for i in robust)
-        if len(B) >= 2 and len(robust) == len(B):
+        B = robust_blocks[l]
+        robust_moves.extend(["active", l, i] for i in B)
+        if len(B) >= 2:
             robust_moves += [["block", l, B], ["block_kernel", l, B]]
             W, b = net.layer(l)
             V = net.weights[l + 1]
@@ -761,8 +790,19 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
             # move that member's outgoing weight alone (as the certificate's rule)
             paired = {i for pq in got["pairs"] for i in pq}
             cancels = [e for e in cancels if e[1] != 0 or not paired & set(e[2])]
+    # the bias trade alone of an always-active neuron with no margin shown (z >= 0 on the
+    # domain, so z + t >= 0 for t >= 0: a one-sided move, which bounds the local dimension as
+    # well): no other move changes z as a function but its own block's and its cancelling
+    # group's (excluded: a member of a robust block already has it; a split member's bias would
+    # break its group's rows), so it holds wherever they lead.  (A two-layer split neuron whose
+    # halves cancel, read by neuron (1, 0) with weights 1, −1: z = 2 h_2 + 1/5 > 0 on R^2 but
+    # no margin is shown by its row's signs: fiber 10, [9, 10] without it.)
+    have = {(e[1], e[2]) for e in constant + robust_moves if e[0] == "active"}
+    have |= {(l, i) for l, i in constant_neurons(net, dead)} | dup_members
+    lone = [["active", l, i] for l in range(net.depth - 1) for i in blocks[l]
+            if (l, i) not in have and (l, i) not in in_block]
     cancels.sort(key=lambda e: e[1])          # the first layer first (module docstring)
-    return cancels + splits + opposite + constant + robust_moves + trade
+    return cancels + splits + opposite + constant + robust_moves + lone + trade
 
 
 BOTTLENECK_HIDDEN = 64

@@ -65,7 +65,7 @@ makes the fiber's dimension exact.
 
 from __future__ import annotations
 
-from algebra.kernel import interval_bounds, parameter_offsets
+from algebra.kernel import input_box, interval_bounds, merged_lower, parameter_offsets, relu_box
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -141,7 +141,36 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
             if trade is not None:
                 last = ["opposite_trade", 0, trade]
     entries = _with_cancelling(net, entries, dead_at, last)
+    entries += _bias_trades(net, entries, bounds, dom, last)
     return entries + ([last] if last is not None else [])
+
+
+def _bias_trades(net: Network, entries: list, bounds, dom, trade) -> list:
+    """``["bias_trade", l, i]`` for the neurons shown active on *dom* (z >= 0 by interval bounds
+    in which each listed ``split_out`` group of layer l − 1 reads as one neuron,
+    :func:`~algebra.kernel.merged_lower`) that no other entry moves: not dead, unread, unseen,
+    split, in the layer's active block entry or in the trade (module docstring)."""
+    taken = {(e[1], i) for e in entries if e[0] in ("split_out", "active_block") for i in e[2]}
+    taken |= {(e[1], e[2]) for e in entries if e[0] in ("dead", "unread", "unseen")}
+    if trade is not None:
+        taken |= {(0, i) for i in trade[2]["block"]} | {(0, i) for p in trade[2]["pairs"] for i in p}
+    out = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        if l == 0:
+            box, groups = input_box(dom, W.ncols), []
+        else:
+            box = relu_box(bounds[l - 1])
+            Wp, bp = net.layer(l - 1)
+            groups = [(e[2], _group_ratios(Wp, bp, e[2])) for e in entries
+                      if e[0] == "split_out" and e[1] == l - 1]
+        for i in range(W.nrows):
+            if (l, i) in taken:
+                continue
+            low = merged_lower(list(W.row_at(i)), b[i], box, groups)
+            if low is not None and low >= 0:
+                out.append(["bias_trade", l, i])
+    return out
 
 
 def _with_cancelling(net: Network, entries: list, dead_at, trade) -> list:
@@ -216,10 +245,7 @@ def fiber_floor_vectors(net: Network, entries, dom) -> list[dict]:
         if kind == "split_out":
             g = e[2]
             r = g[0]
-            lead = next(c for c in range(n_in + 1) if (W[r, c] if c < n_in else b[r]) != 0)
-            ref = W[r, lead] if lead < n_in else b[r]
-            for m in g[1:]:
-                cm = (W[m, lead] if lead < n_in else b[m]) / ref
+            for m, cm in zip(g[1:], _group_ratios(W, b, g)[1:]):
                 for k in free_rows:
                     out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
             continue
@@ -261,9 +287,22 @@ def fiber_floor_vectors(net: Network, entries, dom) -> list[dict]:
             out += [{offs[l + 1] + k * V.ncols + i: Q(1)} for k in free_rows]
         elif kind in ("unread", "unseen"):
             out += [{k: Q(1)} for k in win + [bias]]
+        elif kind == "bias_trade":            # (t >= 0: z + t >= 0)
+            v = {bias: Q(1)}
+            v.update({offs[l + 1] + V.nrows * V.ncols + k: -V[k, i] for k in range(V.nrows)})
+            out.append(v)
         else:
             raise ValueError(f"unknown fiber move {kind!r}")
     return [{k: w for k, w in v.items() if w != 0} for v in out if any(w != 0 for w in v.values())]
+
+
+def _group_ratios(W, b, g) -> list:
+    """The factors ``c_m`` of a split group g, ``(w_m, b_m) = c_m (w_r, b_r)`` (r = g[0]; not
+    checked here)."""
+    r, n_in = g[0], W.ncols
+    lead = next(c for c in range(n_in + 1) if (W[r, c] if c < n_in else b[r]) != 0)
+    ref = W[r, lead] if lead < n_in else b[r]
+    return [(W[m, lead] if lead < n_in else b[m]) / ref for m in g]
 
 
 def cancel_skip(entries, l: int) -> set:

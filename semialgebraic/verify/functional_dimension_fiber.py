@@ -5,6 +5,8 @@ moves, :func:`_cancelling`),
 ``["dead", l, i]``, ``["unread", l, i]``, ``["unseen", l, i]`` (every non-zero outgoing weight
 into a neuron listed unread or unseen), ``["active_block", l, [i, …]]``: on a cube always
 active by interval bounds, on the orthant or R^d a bias and incoming weights > 0 on inputs >= 0;
+``["bias_trade", l, i]``: ``z >= 0`` on the domain, its bias trade alone for ``t >= 0``
+(:func:`_bias_trade`);
 ``["opposite_trade", 0, {"pairs", "block", "moves"}]``: :func:`_trade`)
 and the claim ``fiber_lower`` (the fiber's local
 dimension at θ is at least it).  Each entry's fact is re-checked from θ, the vectors are
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import parse_vector
-from algebra.kernel import interval_bounds
+from algebra.kernel import input_box, interval_bounds, merged_lower, relu_box
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import exact_rank
 from algebra.rationals import Q
@@ -26,9 +28,10 @@ from .functional_dimension_upper import _gl_direction, _one_mask_vectors, _param
 
 __all__: list[str] = []
 
-KINDS = ("scale", "split_out", "cancelling", "dead", "unread", "unseen", "active_block", "opposite_trade")
+KINDS = ("scale", "split_out", "cancelling", "dead", "unread", "unseen", "active_block", "bias_trade",
+         "opposite_trade")
 GROUPS = ("split_out", "cancelling", "active_block")
-SINGLE = ("scale", "dead", "unread", "unseen")
+SINGLE = ("scale", "dead", "unread", "unseen", "bias_trade")
 
 
 def _index(v, n, what) -> int:
@@ -134,16 +137,10 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
             continue
         if kind == "split_out":
             r = e[2][0]
-            ref = list(W.row_at(r)) + [b[r]]
-            piv = next((c for c in range(n_in + 1) if ref[c] != 0), None)
-            if piv is None:
-                return f"neuron ({l}, {r}) has a zero row and bias: no split_out group"
-            for m in e[2][1:]:
-                row = list(W.row_at(m)) + [b[m]]
-                c = row[piv] / ref[piv]
-                if c <= 0 or any(x != c * y for x, y in zip(row, ref)):
-                    return (f"neuron ({l}, {m}) is not a positive multiple of neuron ({l}, {r}) "
-                            "(row and bias): no split_out group")
+            cs = _multiples(W, b, l, e[2])
+            if isinstance(cs, str):
+                return cs
+            for m, c in zip(e[2][1:], cs[1:]):
                 for k in rows:
                     out.append({offsets[l + 1] + k * V.ncols + r: c,
                                 offsets[l + 1] + k * V.ncols + m: Q(-1)})
@@ -173,7 +170,14 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
         i = e[2]
         win = [offsets[l] + i * n_in + c for c in range(n_in)]
         bias = offsets[l] + W.nrows * n_in + i
-        if kind == "scale":
+        if kind == "bias_trade":
+            why = _bias_trade(net, moves, l, i, lo_hi, bounds, moved, split, blocks)
+            if why:
+                return why
+            v = {bias: Q(1)}
+            v.update({offsets[l + 1] + V.nrows * V.ncols + k: -V[k, i] for k in range(V.nrows)})
+            out.append(v)
+        elif kind == "scale":
             v = {p: w for p, w in zip(win, W.row_at(i))}
             v[bias] = b[i]
             for k in range(V.nrows):
@@ -220,18 +224,11 @@ def _cancelling(net, moves, L) -> dict | str:
             return f"the cancelling group {g} of layer {l} is not a split_out group of its layer"
         W, b = net.layer(l)
         V = net.weights[l + 1]
-        ref = list(W.row_at(g[0])) + [b[g[0]]]
-        piv = next((c for c in range(W.ncols) if ref[c] != 0), None)
-        if piv is None:
+        if all(W[g[0], c] == 0 for c in range(W.ncols)):
             return f"neuron ({l}, {g[0]}) has a zero row: no cancelling group"
-        cs = []
-        for m in g:
-            row = list(W.row_at(m)) + [b[m]]
-            c = row[piv] / ref[piv]
-            if c <= 0 or any(x != c * y for x, y in zip(row, ref)):
-                return (f"neuron ({l}, {m}) is not a positive multiple of neuron ({l}, {g[0]}): "
-                        "no cancelling group")
-            cs.append(c)
+        cs = _multiples(W, b, l, g)
+        if isinstance(cs, str):
+            return cs
         if any(sum((c * V[k, m] for c, m in zip(cs, g)), Q(0)) != 0 for k in range(V.nrows)):
             return (f"the group {g} of layer {l} does not cancel: Σ c_m W_{{l+1}}[:, m] != 0 "
                     "(its common row would change the function)")
@@ -253,6 +250,61 @@ def _cancelling(net, moves, L) -> dict | str:
                         "the trade would move one member's outgoing weight alone")
         out[id(e)] = cs
     return out
+
+
+def _multiples(W, b, l, g) -> list | str:
+    """The factors ``c_m > 0`` with ``(w_m, b_m) = c_m (w_r, b_r)`` for the group g (r its first
+    neuron) of layer l, or why it is no ``split_out`` group."""
+    ref = list(W.row_at(g[0])) + [b[g[0]]]
+    piv = next((c for c in range(len(ref)) if ref[c] != 0), None)
+    if piv is None:
+        return f"neuron ({l}, {g[0]}) has a zero row and bias: no split_out group"
+    cs = []
+    for m in g:
+        row = list(W.row_at(m)) + [b[m]]
+        c = row[piv] / ref[piv]
+        if c <= 0 or any(x != c * y for x, y in zip(row, ref)):
+            return (f"neuron ({l}, {m}) is not a positive multiple of neuron ({l}, {g[0]}) "
+                    "(row and bias): no split_out group")
+        cs.append(c)
+    return cs
+
+
+def _bias_trade(net, moves, l, i, lo_hi, bounds, moved, split, blocks) -> str | None:
+    """Why the ``bias_trade`` entry of neuron (l, i) is rejected, or None.  Its move, ``b_l[i] +
+    t`` and the next biases ``− t W_{l+1}[:, i]`` for ``t >= 0``, keeps the function while z >= 0
+    on the domain (then ``h = z + t``): shown at θ by interval bounds in which each listed
+    ``split_out`` group of layer l − 1 (rows ``c_m`` times the first's, ``c_m > 0``) reads as one
+    neuron with the weight ``Σ_m c_m W_l[i, m]``; no other entry changes z as a function (so it
+    stays >= 0 wherever they lead) when the neuron is not dead, unread, unseen, split or in an
+    active block, and not in the opposite trade."""
+    if (l, i) in moved or i in split.get(l, ()) or i in blocks.get(l, ()):
+        return (f"neuron ({l}, {i}) of a bias_trade is dead, unread, unseen, split or in the "
+                "active block: other moves change its row")
+    if l == 0:
+        for f in moves:
+            if f[0] == "opposite_trade" and isinstance(f[2], dict):
+                inside = set(f[2].get("block") or ()) | {
+                    j for p in f[2].get("pairs") or () if isinstance(p, list) for j in p}
+                if i in inside:
+                    return f"neuron (0, {i}) of a bias_trade is in the opposite trade"
+    W, b = net.layer(l)
+    if l == 0:
+        box, groups = input_box(lo_hi, W.ncols), []
+    else:
+        box, groups = relu_box(bounds[l - 1]), []
+        Wp, bp = net.layer(l - 1)
+        for f in moves:
+            if f[0] == "split_out" and f[1] == l - 1:
+                cs = _multiples(Wp, bp, l - 1, f[2])
+                if isinstance(cs, str):
+                    return cs
+                groups.append((f[2], cs))
+    low = merged_lower(list(W.row_at(i)), b[i], box, groups)
+    if low is None or low < 0:
+        return (f"neuron ({l}, {i}) of a bias_trade is not shown active on the domain (z >= 0 by "
+                "interval bounds, split groups merged)")
+    return None
 
 
 def _trade(net, spec, lo_hi, bounds, moved, split, blocks, offsets, rows) -> list | str:

@@ -51,8 +51,9 @@ def test_an_affine_map_is_named_and_its_fiber_is_the_point(run, tmp_path):
 
 def test_cli_dim_of_a_split_neuron_says_the_value_or_the_interval_and_why(run, tmp_path):
     """A neuron split in two (session 30: printed "fiber dimension 6" as exact; it is 4): with
-    one hidden layer its kink stays shared, exact 4; with two, the interval and the reason (its
-    halves cancel there: their common row moves, [9, 10] since session 46, [7, 10] before)."""
+    one hidden layer its kink stays shared, exact 4; with two, exact 10 since session 47 (its
+    halves cancel there: their common row moves, [9, 10] in session 46, [7, 10] before; and
+    the neuron reading them with weights 1, −1 trades its bias)."""
     from tests.semialgebraic.test_fiber_moves import HAND
     p = tmp_path / "split.json"
     p.write_text(json.dumps(HAND["split neuron"][0].to_dict()))
@@ -61,11 +62,10 @@ def test_cli_dim_of_a_split_neuron_says_the_value_or_the_interval_and_why(run, t
     p.write_text(json.dumps(HAND["split neuron, two layers"][0].to_dict()))
     code, out, _ = run("dim", str(p))
     first = out.splitlines()[0]
-    assert code == 0 and "fiber dimension between 9 and 10" in first
-    assert "positively parallel rows" in first
+    assert code == 0 and "fiber dimension 10 (" in first
     code, out, _ = run("dim", str(p), "--json")
     d = json.loads(out)
-    assert (d["fiber_lower"], d["fiber_upper"]) == (9, 10) and d["exact"] is True
+    assert d["fiber_dimension"] == 10 and "fiber_lower" not in d and d["exact"] is True
 
 
 def test_cli_dim_certificate_states_the_certified_fiber_interval(run, tmp_path):

