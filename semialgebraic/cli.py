@@ -246,8 +246,9 @@ def _main(argv: list[str] | None, seen: int) -> int:
     if timeout is not None and timeout >= NO_LIMIT:        # no limit (an alarm cannot take inf,
         args.timeout = None                                # a deadline not 1e10 s: time_t)
     max_regions = getattr(args, "max_regions", None)
-    if max_regions is not None and max_regions < 0:
-        parser.error(f"--max-regions must be non-negative, got {max_regions}")
+    if max_regions is not None and max_regions < 0:        # (dim takes 0: no walk, sampling)
+        parser.error(f"--max-regions must be {'non-negative' if args.command == 'dim' else 'at least 1'}, "
+                     f"got {max_regions}")
     workers = getattr(args, "workers", None)
     if workers is not None and workers < 0:        # (negative: Dask waited for ever)
         parser.error(f"--workers must be non-negative (0: in this process), got {workers}")

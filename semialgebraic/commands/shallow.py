@@ -70,7 +70,10 @@ def register(sub, parent) -> None:
     p.add_argument("-o", "--output", metavar="OUT",
                    help="write the canonical representative (.json, .npz or .safetensors); one "
                         "neuron per kink plus ± pairs for the affine part, so it may be wider "
-                        "than NET")
+                        "than NET; its rows are scaled to a leading entry ±1, which float "
+                        "weights rarely stay as floats: .json holds it exactly, a binary file "
+                        "only when every number is a float of its dtype (else exit 2, nothing "
+                        "written)")
     p.add_argument("--form", metavar="FILE",
                    help="write the full canonical form as JSON to FILE (--json gives a large "
                         "form as a summary with its sha256)")
@@ -216,7 +219,10 @@ def _canonical(net, args) -> tuple:
             with phase(f"writing {args.output}"):
                 save(cf.representative(), args.output)
         except AlgebraError as exc:
-            fail(str(exc))
+            hint = ("; the representative's rows are scaled to a leading entry ±1, rarely a "
+                    "binary float: write it as .json (exact rationals)"
+                    if "is not exactly representable" in str(exc) else "")
+            fail(str(exc) + hint)
     return cf, form, text, digest
 
 

@@ -68,6 +68,46 @@ def _equiv(a, b, expected=True):
     return ok, f"EQUIV({a}, {b}) = {v.answer} ({v.method}), certificate {v.certificate and v.certificate['type']} verified"
 
 
+def _equiv_moved(what: str, move) -> tuple:
+    """T5's first net against a copy made by *move* alone (a function of the layers' rows), the
+    bottleneck decision and its certificate verified — one symmetry per row (s47 audit: S1, S2
+    and P9 all reran the T5 pair, which mixes both)."""
+    from ..bottleneck import equivalent_bottleneck
+    from ..verify import verify
+    a = _net("t5_perm_scale_a")
+    Ws, bs = move([W.to_rows() for W in a.weights], [list(b) for b in a.biases])
+    v = equivalent_bottleneck(a, Network.from_rows(Ws, bs))
+    checked = v.certificate is not None and verify(v.certificate)[0]
+    return (v.answer is True and checked,
+            f"T5 against {what}: {v.answer} ({v.method}), certificate "
+            f"{'verified' if checked else 'not verified'}")
+
+
+def _permuted(Ws, bs):
+    """Both hidden layers' neurons swapped (rows, biases and the next layer's columns)."""
+    for l in (0, 1):
+        Ws[l], bs[l] = Ws[l][::-1], bs[l][::-1]
+        Ws[l + 1] = [row[::-1] for row in Ws[l + 1]]
+    return Ws, bs
+
+
+def _rescaled(factors):
+    """Each hidden neuron (layer by layer) scaled by its positive factor, the next columns by
+    the inverse."""
+    def move(Ws, bs):
+        k = 0
+        for l in (0, 1):
+            for i in range(len(Ws[l])):
+                c = Q(factors[k % len(factors)])
+                k += 1
+                Ws[l][i] = [c * w for w in Ws[l][i]]
+                bs[l][i] *= c
+                for row in Ws[l + 1]:
+                    row[i] /= c
+        return Ws, bs
+    return move
+
+
 def _all(*checks):
     oks, details = zip(*checks)
     return all(oks), "; ".join(details)
@@ -245,11 +285,22 @@ def _p12():
 
 
 def _r16a():
+    """The listing's claims checked by other means: every component's representative computes
+    T4's function (the exact equivalence decision), and the listed dimension is the Jacobian's
+    N − rank, which the moves close (`dim`, R22/R40) — not only that a listing exists (s47 audit)."""
     from .._fiber import fiber
-    F = fiber(_net("t4_kink_a"))
+    from ..dimension import functional_dimension
+    from ..equivalence.dispatch import equivalent
+    net = _net("t4_kink_a")
+    F = fiber(net)
     strata = getattr(F, "number_of_strata", None)
-    return (strata is not None and F.dimension.exact,
-            f"T4 (n1 = 1): {strata} strata, {F.number_of_components} components, dimension {F.dimension.value}")
+    same = all(equivalent(net, c.representative).answer is True for c in F.components)
+    fd = functional_dimension(net)
+    agree = fd.fiber_dimension.exact and fd.fiber_dimension.value == F.dimension.value
+    return (strata is not None and F.dimension.exact and same and agree,
+            f"T4 (n1 = 1): {strata} strata, {F.number_of_components} components (each "
+            f"representative {'equivalent' if same else 'NOT equivalent'} to T4), dimension "
+            f"{F.dimension.value} (`dim`: {fd.fiber_dimension.value})")
 
 
 def _r16c():
@@ -305,7 +356,13 @@ def _r34():
     from ..dimension.fiber_floor import certified_fiber_floor
     net = Network.from_rows([[[1], [2], [-1]], [[1, 1, 1]]], [[0, 0, 1], [0]])   # a neuron split in two
     entries, floor = certified_fiber_floor(net, None)
-    return any(e[0] == "split_out" for e in entries), f"relu(x) + relu(2x) + relu(1 − x): the split's outgoing trade is a move (floor {floor})"
+    # the floor: 3 scalings and the split's trade (the kink stays shared: R34 (b)'s kernel
+    # direction is no move); the moved net computes the same function (exact decision)
+    from ..equivalence.dispatch import equivalent
+    moved = Network.from_rows([[[1], [2], [-1]], [["3/2", "3/4", 1]]], [[0, 0, 1], [0]])
+    ok = any(e[0] == "split_out" for e in entries) and floor == 4 and \
+        equivalent(net, moved).answer is True
+    return ok, f"relu(x) + relu(2x) + relu(1 − x): the split's outgoing trade is a move (floor {floor} = 3 scalings + 1)"
 
 
 def _r36():
@@ -410,8 +467,10 @@ def _tl_entries():
     add("R5", "[derived, checked]", "at most one masked neuron (exhaustive)", _r5)
     add("R6", "[derived]", "κ₊ by one Gordan LP: κ₊((−2, 1)) = 2", lambda: (__import__("semialgebraic.shallow", fromlist=["x"]).positive_factor_rank(QMatrix.from_rows([[-2, 1]]))[0] == 2, "Gordan vector y = (1, 2): κ₊ = 2 (T2)"))
     add("R7", "[derived]", "tail fiber on the orthant (R7 formula 7)", lambda: (lambda F: (F.dimension.value == 7, f"fiber_shallow on the orthant: dimension {F.dimension.value}"))(__import__("semialgebraic.shallow", fromlist=["x"]).fiber_shallow(Network.from_rows([[[1, 1], [-1, -1], [1, -1]], [[1, 2, 3]]], [[1, -1, 0], [0]]), orthant=True)))
-    sym = {"S1": ("R8", "permutations (T5)", lambda: _equiv("t5_perm_scale_a", "t5_perm_scale_b")),
-           "S2": ("R9", "positive rescalings (T5)", lambda: _equiv("t5_perm_scale_a", "t5_perm_scale_b")),
+    sym = {"S1": ("R8", "permutations (T5's net, its neurons swapped)",
+                  lambda: _equiv_moved("its neurons swapped", _permuted)),
+           "S2": ("R9", "positive rescalings (T5's net, its neurons scaled)",
+                  lambda: _equiv_moved("its neurons scaled by 3, 1/7, 5/2, 2", _rescaled([3, Q(1, 7), Q(5, 2), 2]))),
            "S3": ("R10", "dead neurons free (T3)", lambda: _equiv("t3_dead_a", "t3_dead_b")),
            "S4": ("R11", "linear block refactorisation (T2)", lambda: _equiv("t2_linear_a", "t2_linear_b")),
            "S5": ("R12", "flip absorbed by a linear neuron (T6)", lambda: _equiv("t6_flip_a", "t6_flip_b")),
@@ -459,7 +518,9 @@ def _tl_entries():
          "P6": ("at most one masked neuron", _r5),
          "P7": ("end points of the S6 interval non-generic", lambda: (lambda v: (v.answer is None and "G2" in v.reason, f"T1 end point: {v.reason}"))(__import__("semialgebraic.bottleneck", fromlist=["x"]).equivalent_bottleneck(_net("t1_masked"), _net("t1_endpoint_3_2")))),
          "P8": ("S7 needs one non-dead neuron", lambda: _equiv("t7_control_two_a", "t7_control_two_b", False)),
-         "P9": ("exact normalisation by |lead|", lambda: _equiv("t5_perm_scale_a", "t5_perm_scale_b")),
+         "P9": ("exact normalisation by |lead|", lambda: _equiv_moved(
+             "its neurons scaled by 2^40, 3^-20 (floats would not normalise these exactly)",
+             _rescaled([2 ** 40, Q(1, 3 ** 20)]))),
          "P10": ("evaluation only refutes", lambda: (None, "a design rule: every equal verdict above rests on canonical forms or region covers, never on sampling")),
          "P11": ("S5 is a statement about functions", lambda: _equiv("t6_flip_a", "t6_flip_b")),
          "P12": ("constant networks: N − m", _p12),
@@ -523,10 +584,13 @@ def _r10():
 
 
 def _r13():
-    from ..absorption import absorbable
-    pts = [Q(p, 7) for p in range(-20, 21)]
-    ok = all(max(z, Q(0)) - max(-z, Q(0)) == z for z in pts)
-    return ok, "σ(z) − σ(−z) = z at 41 rationals (ReLU odd part z/2); lemmas (R)/(G) are [derived]"
+    # σ(z) − σ(−z) = z proved piece by piece: on z >= 0 and z <= 0 each side is affine, given
+    # by (slope, intercept): σ is (1, 0) then (0, 0), z ↦ σ(−z) is (0, 0) then (−1, 0) (not
+    # sampled: an identity of two piecewise-affine functions with the breakpoint 0 holds iff it
+    # holds on each piece, s47 audit)
+    pieces = {"z >= 0": ((Q(1), Q(0)), (Q(0), Q(0))), "z <= 0": ((Q(0), Q(0)), (Q(-1), Q(0)))}
+    ok = all((a[0] - b[0], a[1] - b[1]) == (Q(1), Q(0)) for a, b in pieces.values())
+    return ok, "σ(z) − σ(−z) = z on both pieces z >= 0, z <= 0 (ReLU odd part z/2); lemmas (R)/(G) are [derived]"
 
 
 def _r14():

@@ -1,0 +1,120 @@
+"""Session 47: the fiber's lower bound on a box with different bounds per coordinate (and on the
+data points' box of ``conserved --data``) took its interval facts from the stand-in cube
+[−1, 1]^d of :func:`semialgebraic.dimension.directions.fiber_moves`: a neuron switching inside
+the real box, z = 2 − x on [0, 16] × [0, 1], was always active on the stand-in, and its bias
+trade was counted as a move (three-layer-fibers R40): ``conserved`` said 5 <= fiber <= 6 where
+the fiber is 4 (``dim``, which maps the box onto a cube, said 4).  And a neuron always active
+only through weights that cancel on a split pair has its bias trade (``dim`` and its
+certificate: 10, was [9, 10])."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from semialgebraic.verify import verify
+
+# relu(2 − x) + relu(x − 5) + relu(2x − 10): kinks at x = 2 and x = 5 inside [0, 16]; the last
+# two a split neuron.  Fiber 4: three scalings and the split's trade.
+PROXY = {"layers": [{"weight": [[-1, 0], [1, 0], [2, 0]], "bias": [2, -5, -10]},
+                    {"weight": [[1, 1, 1]], "bias": [0]}]}
+
+# a neuron split in two (layer 1), read by neuron (2, 0) with weights 1, −1: z = 2 h_3 + 1/5
+SPLIT2 = {"layers": [{"weight": [[1, 2], [1, 2], [2, -1]], "bias": ["1/2", "1/2", "1/3"]},
+                     {"weight": [[1, -1, 2], [-1, 1, 1]], "bias": ["1/5", "-1/7"]},
+                     {"weight": [[1, 1]], "bias": [0]}]}
+
+
+@pytest.fixture
+def proxy(tmp_path):
+    p = tmp_path / "proxy.json"
+    p.write_text(json.dumps(PROXY))
+    return p
+
+
+def test_dim_on_the_box_gives_the_fiber(proxy, run):
+    code, out, _ = run("dim", proxy, "--box", "0:16,0:1", "--json")
+    got = json.loads(out)
+    assert code == 0 and got["fiber_dimension"] == 4
+
+
+@pytest.mark.parametrize("how", ["box", "data"])
+def test_conserved_on_a_box_of_unequal_sides_keeps_the_fiber_floor_below_the_fiber(how, proxy,
+                                                                                 tmp_path, run):
+    """The floor is 4 (not 5: neuron (1, 0) switches at x = 2 inside the box, its bias trade
+    moves the kink)."""
+    if how == "box":
+        extra = ["--box", "0:16,0:1"]
+    else:
+        data = tmp_path / "points.json"
+        data.write_text(json.dumps({"inputs": [[x, y] for x in range(0, 17, 2) for y in (0, 1)]}))
+        extra = ["--data", data]
+    code, out, _ = run("conserved", proxy, *extra, "--json")
+    got = json.loads(out)
+    assert code in (0, 3)
+    assert got["fiber_dimension_lower"] == 4 <= got["fiber_dimension_upper"]
+
+
+def test_a_neuron_active_through_a_cancelling_split_pair_trades_its_bias(tmp_path, run):
+    net = tmp_path / "split2.json"
+    net.write_text(json.dumps(SPLIT2))
+    cert = tmp_path / "c.json"
+    code, out, _ = run("dim", net, "--json", "--certificate", cert)
+    got = json.loads(out)
+    assert code == 0 and got["fiber_dimension"] == 10
+    c = json.loads(cert.read_text())
+    assert ["bias_trade", 1, 0] in c["fiber_moves"] and c["fiber_lower"] == 10
+    ok, why = verify(c)
+    assert ok and "fiber dimension = 10" in why, why
+
+
+# ---- the s47 outside audit of the less-used commands (/work/scratch/s47/shallow) -------------
+
+def test_reproduce_rows_check_what_they_name():
+    """F1/F2: the one-neuron strata row compared nothing (any listing was "reproduced"); the
+    permutation, rescaling and normalisation rows reran one bundled pair that mixes permutations
+    and scalings; the kernel-directions row only looked for a split entry; the odd/even split
+    row sampled an identity.  Each row now checks its own claim, and a wrong move fails it."""
+    from algebra.rationals import Q
+    from semialgebraic.reproduce import registry as r
+    ok, detail = r._r16a()
+    assert ok and "each representative equivalent to" in detail and "(`dim`: 2)" in detail
+    ok, detail = r._r34()
+    assert ok and "floor 4" in detail
+    assert r._equiv_moved("swapped", r._permuted)[0]
+    assert r._equiv_moved("scaled", r._rescaled([2 ** 40, Q(1, 3 ** 20)]))[0]
+
+    def off(Ws, bs):                       # one neuron scaled without its column: a new function
+        Ws[0][0] = [2 * w for w in Ws[0][0]]
+        bs[0][0] *= 2
+        return Ws, bs
+    ok, detail = r._equiv_moved("one row doubled", off)
+    assert not ok and "False" in detail
+    ok, detail = r._r13()
+    assert ok and "both pieces" in detail
+
+
+def test_canon_to_a_binary_file_says_to_write_json(tmp_path, run):
+    """F3: the representative's rows are scaled to a leading entry ±1 (4/5 here), which no
+    float32 holds: exit 2, nothing written, and the line says to write .json."""
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps({"layers": [{"weight": [[1, 2], [-5, 4]], "bias": [1, 0]},
+                                          {"weight": [[1, 1]], "bias": [0]}]}))
+    out = tmp_path / "rep.npz"
+    code, _, err = run("canon", net, "-o", out)
+    assert code == 2 and not out.exists()
+    assert "not exactly representable as float32" in err and "write it as .json" in err
+    code, _, _ = run("canon", net, "-o", tmp_path / "rep.json")
+    assert code == 0 and (tmp_path / "rep.json").exists()
+
+
+@pytest.mark.parametrize("command, least", [("regions", "at least 1"), ("equiv", "at least 1"),
+                                            ("dim", "non-negative")])
+def test_max_regions_below_zero_says_the_same_as_zero(command, least, tmp_path, run):
+    """F4: --max-regions 0 said "at least 1", −1 "non-negative" (dim takes 0: sampling only)."""
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps(PROXY))
+    args = [net, net] if command == "equiv" else [net]
+    code, _, err = run(command, *args, "--max-regions", "-1")
+    assert code == 2 and f"--max-regions must be {least}, got -1" in err
