@@ -846,6 +846,16 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
         domain = domain.legacy()
     over: list = [] if why is None else why
     floor = fiber_floor(net, domain, patterns, proven, over, budget)
+    if (corank is None or floor < corank) and net.n_parameters <= CERT_FLOOR_PARAMETERS and \
+            (domain is None or domain == "orthant" or isinstance(domain, tuple)) and \
+            (budget is None or not budget.exhausted()):
+        # the certificate's moves too (fiber_floor.py: their facts from θ alone, re-checked
+        # whenever a certificate is written): the two sets differ (a silent neuron's row against
+        # an active block, s46/s47 audits: `dim` 30 where its certificate said 32), and `dim`
+        # without --certificate said less than with it
+        from .fiber_floor import certified_fiber_floor
+        floor = max(floor, certified_fiber_floor(net, normalize_domain(domain, net.n_inputs),
+                                                 max_block_entries=CERT_FLOOR_BLOCK_ENTRIES)[1])
     if corank is None:
         return floor, ""
     if floor >= corank:              # (= corank when the rank is exact: floor <= N - rank)
@@ -860,6 +870,12 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
         return floor, "R22"            # the value N − rank; the moves' rank kept (a checked reading)
     return floor, ""
 
+
+CERT_FLOOR_PARAMETERS = 1500
+CERT_FLOOR_BLOCK_ENTRIES = 5000
+""":func:`fiber_lower` also ranks the certificate's moves (:func:`~.fiber_floor.certified_fiber_floor`)
+on nets of at most this many parameters, their active blocks within this many vector entries
+(about 0.5 s: :data:`~.fiber_floor.SECONDS_PER_ENTRY`), where its own moves stay below N − rank."""
 
 KINK_CAP_PARAMETERS = 600
 """:func:`shared_kink_cap` runs on one-hidden-layer nets of at most this many parameters (it walks

@@ -102,8 +102,8 @@ WIDTHS = [(1, 2, 1), (2, 3, 1), (2, 2, 2, 1), (3, 2, 3, 2), (2, 3, 2, 2, 1)]
 def test_kernel_exports():
     assert sorted(kernel.__all__) == sorted(
         ["box_input_map", "compose_input_map", "compose_slice_map", "contract_layer", "difference_network", "domain_from_json", "domain_json", "domain_rows",
-         "drop_zero_neurons", "exercise_spec", "interval_bounds", "is_delta_zero", "is_proportional",
-         "is_zero_neuron", "network_digest", "parameter_offsets", "parameter_places"])
+         "drop_zero_neurons", "exercise_spec", "input_box", "interval_bounds", "is_delta_zero", "is_proportional",
+         "is_zero_neuron", "merged_lower", "network_digest", "parameter_offsets", "parameter_places", "relu_box"])
     for name in kernel.__all__:
         assert getattr(kernel, name).__doc__, name
 

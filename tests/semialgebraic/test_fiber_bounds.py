@@ -123,7 +123,7 @@ def test_bounds_are_ordered_and_exact_only_when_justified(seed):
     if over and fd.exact:
         low, how = fiber_lower(net, None, fd.details.get("patterns"), fd.details.get("proven"),
                                net.n_parameters - fd.value)
-        assert how in ("moves", "R17", "") and (how or low == floor)
+        assert how in ("moves", "R17", "") and (how or low >= floor)   # (+ the certificate's moves, s47)
 
 
 def test_interval_of_the_functional_dimension_gives_the_fiber_bounds():

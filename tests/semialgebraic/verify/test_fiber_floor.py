@@ -222,6 +222,7 @@ def moves_hold(net, dom, rng, moved=None) -> tuple:
     assert got.answer is True, (entries, got.reason)
     fd = functional_dimension(net, domain=dom)
     assert floor <= net.n_parameters - fd.lower and floor <= fd.fiber_dimension.upper
+    assert fd.fiber_dimension.lower >= floor      # `dim` ranks the certificate's moves too (s47)
     cert = json.loads(json.dumps(jsonable(functional_dimension_certificate(net, fd, domain=dom))))
     assert cert["fiber_lower"] == floor
     ok, why = verify(cert)
