@@ -250,8 +250,19 @@ def _fiber_checked(net, res, samples, bounded, data: bool = False, budget=None):
     given as bounds (three-layer-fibers R22: N − rank can exceed it).  *bounded*: the box, or
     the data points' box (a dead neuron's parameters then all move), None for R^d."""
     from dataclasses import replace
+    from algebra.kernel import box_input_map, compose_input_map
+    from algebra.kernel.domains import Domain
+    from algebra.rationals import Q
     from ..dimension.directions import fiber_lower
     from ..dimension.functional import nearby_rank_jump
+    if isinstance(bounded, Domain) and not bounded.halfspaces and bounded.legacy_or_none() == "other":
+        # a box of unequal sides: the net read on the cube, u ↦ net(c + s ⊙ u), as `dim` does —
+        # a linear bijection of the parameters (three-layer-fibers R36): the same fibers, ranks
+        # and activation patterns, and the cube's rules apply (the shared-kink cap: `conserved
+        # --box 0:16,0:1` said 4 <= fiber <= 6 where `dim` says 4, session 47)
+        got = box_input_map(bounded.lo, bounded.hi)
+        if got is not None:
+            net, bounded = compose_input_map(net, *got), (Q(-1), Q(1))
     if res.fiber_dimension is None:
         # only bounds: a pattern with no differentiable input left its fields out of the upper
         # one (N − rank of the others' fields); the moves may still reach it (s45 re-run audit
