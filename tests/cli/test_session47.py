@@ -121,3 +121,22 @@ def test_max_regions_below_zero_says_the_same_as_zero(command, least, tmp_path, 
     args = [net, net] if command == "equiv" else [net]
     code, _, err = run(command, *args, "--max-regions", "-1")
     assert code == 2 and f"--max-regions must be {least}, got -1" in err
+
+
+# ---- the s47 outside audit of the deep deciders (/work/scratch/s47/equivhunt) ----------------
+
+CASES = __import__("pathlib").Path(__file__).resolve().parents[1] / "cases"
+
+
+def test_diff_on_rd_takes_the_cheap_refutation_as_its_lower_bound(run):
+    """F2: a 4-9-3-3-1 pair differing on a sliver (a dead neuron alive on it, |a − b| <= 3^-12):
+    on R^4 the recession cone's search spent the whole budget and `diff` said max >= 0 at x = 0,
+    where `equiv` found a point at once.  The refutation's point is now the lower bound, and
+    `equiv --epsilon` below the maximum answers with it without a search."""
+    a, b = CASES / "sliver_rd_4_9_3_3_1_a.json", CASES / "sliver_rd_4_9_3_3_1_b.json"
+    code, out, _ = run("diff", a, b, "--timeout", "2", "--json")
+    got = json.loads(out)
+    assert code == 3 and got["lower"] == "1/531441" and got["upper"] is None
+    code, out, _ = run("equiv", a, b, "--epsilon", "1/1000000", "--json")
+    got = json.loads(out)
+    assert code == 1 and got["answer"] is False and got["lower"] == "1/531441"
