@@ -505,7 +505,8 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
             if isinstance(val, str):
                 return False, val
         if val is not None and val > claimed:
-            return False, f"a leaf's data prove {val}, not its claimed bound {claimed}"
+            return False, (f"a leaf's data prove {val}, not its claimed bound {claimed} (above it by "
+                           f"{val - claimed})")
         if claimed > bound:
             return False, f"a leaf's bound {claimed} exceeds the objective's upper bound {bound}"
     return True, f"{leaves} leaves"

@@ -140,3 +140,24 @@ def test_diff_on_rd_takes_the_cheap_refutation_as_its_lower_bound(run):
     code, out, _ = run("equiv", a, b, "--epsilon", "1/1000000", "--json")
     got = json.loads(out)
     assert code == 1 and got["answer"] is False and got["lower"] == "1/531441"
+
+
+def test_a_leaf_bound_a_hair_above_its_claim_says_by_how_much(tmp_path, run):
+    """F3: "a leaf's data prove ≈-11.846, not its claimed bound ≈-11.846" (b's output bias moved
+    by 1e-9): the line now gives the excess, which the decimals show."""
+    a = tmp_path / "a.json"
+    b = tmp_path / "b.json"
+    net = {"layers": [{"weight": [[1], [-1], [2]], "bias": [0, "1/2", -1]},
+                      {"weight": [[1, -2, 3]], "bias": ["1/2"]}]}
+    a.write_text(json.dumps(net))
+    net["layers"][1]["weight"][0][2] = "31/10"
+    b.write_text(json.dumps(net))
+    cert = tmp_path / "c.json"
+    code, _, _ = run("diff", a, b, "--box", "0,1", "--method", "bab", "--certificate", cert)
+    assert code == 0
+    c = json.loads(cert.read_text())
+    c["b"]["layers"][1]["bias"][0] = "500000001/1000000000"
+    cert.write_text(json.dumps(c))
+    code, out, _ = run("verify", cert)
+    assert code == 1 and "BROKEN" in out
+    assert "not its claimed bound" in out and "above it by" in out, out
