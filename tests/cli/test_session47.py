@@ -59,6 +59,18 @@ def test_conserved_on_a_box_of_unequal_sides_keeps_the_fiber_floor_below_the_fib
         assert got["fiber_dimension_lower"] == 4 <= got["fiber_dimension_upper"]
 
 
+def test_readme_split_before_a_second_hidden_layer(tmp_path, run):
+    """README: a 2-3-2-1 net with a split neuron, fiber dimension 8 of N = 20 (the split's
+    outgoing trades, the scalings and a positive neuron's bias trade reach N − rank)."""
+    net = tmp_path / "split3.json"
+    layers = json.loads(json.dumps(SPLIT2["layers"]))
+    layers[1]["weight"] = [[1, 2, 2], [-1, 1, 1]]
+    net.write_text(json.dumps({"layers": layers}))
+    code, out, _ = run("dim", net, "--json")
+    got = json.loads(out)
+    assert code == 0 and got["fiber_dimension"] == 8 and got["functional_dimension"] == 12
+
+
 def test_a_neuron_active_through_a_cancelling_split_pair_trades_its_bias(tmp_path, run):
     net = tmp_path / "split2.json"
     net.write_text(json.dumps(SPLIT2))
