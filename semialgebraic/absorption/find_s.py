@@ -125,11 +125,12 @@ def _find_s_exact(w_up, w_down, target, max_nullity, budget) -> FindS:
                      f"nullity {len(free)} > max_nullity {max_nullity}: 2^{len(free)} assignments not enumerated")
     coef = [[R[j, f] for f in free] for j in range(rank)]
     rhs = [R[j, k] for j in range(rank)]
-    subsets, complete = [], True
+    subsets, complete, tried = [], True, 0
     for z in itertools.product((0, 1), repeat=len(free)):
         if budget.exhausted():
             complete = False
             break
+        tried += 1
         vals = []
         for j in range(rank):
             val = rhs[j] - sum((c for c, zz in zip(coef[j], z) if zz), Q(0))
@@ -149,6 +150,10 @@ def _find_s_exact(w_up, w_down, target, max_nullity, budget) -> FindS:
         witness = {"kind": "linear_system", "modulus": None, "rows": None, "rank": rank, "free": free,
                    "x0": x0, "basis": basis, "rejected": []}
     why = ("unique solution" if not free else f"{2 ** len(free)} assignments of {len(free)} free variables")
+    if not complete:       # (it read as a full search: "…: no 0/1 solution(s)", s47 absorb audit F2)
+        return FindS(subsets, False, None, rank, len(free), None,
+                     f"{budget.reason}; rank A = {rank}, {why}: {tried} enumerated, "
+                     f"{len(subsets)} 0/1 solution(s) among them")
     return FindS(subsets, complete, witness, rank, len(free), None,
                  f"rank A = {rank}, {why}: {'no' if not subsets else len(subsets)} 0/1 solution(s)")
 

@@ -109,10 +109,16 @@ def cmd_absorb(args) -> int:
             lines.append(f"  hypothesis not met: {h.name}"   # does not need (new-user audit)
                          + (f" ({witness_text(h.witness)})" if h.witness else "")
                          + (" - not needed by this construction" if v.answer is True else ""))
+        unchecked = v.details.get("certificate_checked") is False
         if args.certificate:
             lines.append(f"  certificate: {args.certificate}" if v.certificate is not None
                          else "  no certificate (undecided); nothing written")
+        if unchecked:
+            lines.append("  (the certificate was not re-checked in-process: no time left in the "
+                         "budget; run `netfibers verify` on it)")
         data = v.to_json()
+        if unchecked:
+            data["certificate_checked"] = False
         absorbing = _absorbing_blocks(v)
         if absorbing is not None:
             data["absorbing_block"] = absorbing

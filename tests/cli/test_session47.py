@@ -173,3 +173,37 @@ def test_a_leaf_bound_a_hair_above_its_claim_says_by_how_much(tmp_path, run):
     code, out, _ = run("verify", cert)
     assert code == 1 and "BROKEN" in out
     assert "not its claimed bound" in out and "above it by" in out, out
+
+
+# ---- the s47 outside audit of absorb (/work/scratch/s47/absorb) ------------------------------
+
+def test_absorb_reason_says_the_timeout_cut_the_enumeration(run):
+    """F2: a d = 2, k = 24 block whose FIND-S system has nullity 20 (a planted S with one entry
+    moved by 1e-9): cut by --timeout, the reason read "…: no 0/1 solution(s)" as if all 2^20
+    assignments had been tried; it now names the timeout and how many were."""
+    code, out, _ = run("absorb", CASES / "absorb_nullity20_near.json", "--timeout", "1",
+                       "--max-nullity", "20", "--json")
+    got = json.loads(out)
+    assert code == 3 and got["answer"] is None
+    assert "timeout of 1 s reached" in got["reason"] and "enumerated" in got["reason"]
+
+
+def test_absorb_self_check_stays_within_the_budget(monkeypatch):
+    """F1: the decision took 7.5 s and the certificate's in-process re-check 128 s past a 30 s
+    timeout.  With a timeout the re-check gets the time left; cut, the verdict stands, said
+    not re-checked."""
+    import time
+    from algebra.blocks import Block
+    from semialgebraic.absorption import decide
+    from semialgebraic.budget import Budget
+
+    def slow(cert):                      # a checker that would run far past the budget
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            sum(range(1000))
+        return True, "slow"
+    monkeypatch.setattr(decide, "_verify", slow)
+    t = time.monotonic()
+    v = decide.absorbable(Block("relu", [[1, 0], [0, 1]], [[1, 0], [0, 1]]), budget=Budget(timeout=1))
+    assert time.monotonic() - t < 5
+    assert v.answer is False and v.details.get("certificate_checked") is False
