@@ -56,8 +56,9 @@ def _jleft(M: QMatrix, a: dict) -> dict:
 class _JetNet:
     """Evaluate generator combinations and their brackets at jet points."""
 
-    def __init__(self, net: Network, samples, mix: int = 6):
+    def __init__(self, net: Network, samples, mix: int = 6, check=None):
         self.net, self.mix = net, mix
+        self.check = check      # called before each generator's jet (a deadline's: it may raise)
         self.widths, self.L = net.widths, net.depth
         self.samples = samples
         self.offs = _offsets(self.widths)
@@ -106,6 +107,8 @@ class _JetNet:
         return _jadd(cb, ca, -1)
 
     def _gen(self, p: int, A: QMatrix, P: dict) -> dict:
+        if self.check is not None:       # (one depth-4 bracket: 2^4 jet evaluations, a second and
+            self.check()                 # more on a 2-16-12-1 net: s47 conserved audit F2)
         widths, L = self.widths, self.L
         # split the point into layer jets
         layers = []

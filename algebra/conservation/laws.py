@@ -544,7 +544,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     recorded: list = []            # bracket expressions whose batch raised the span's rank
     jet_depth = min(max_depth, 4)  # jets grow like 2^depth: deeper brackets go polynomial
     try:
-        ctx = _JetNet(net, samples) if samples and N - span.rank > lower and not reason else None
+        ctx = _JetNet(net, samples, check=dl.check) if samples and N - span.rank > lower and not reason else None
         while N - span.rank > lower and not reason:
             if depth >= jet_depth:
                 reason = f"max bracket depth {jet_depth} reached"

@@ -30,6 +30,11 @@ from ..budget import Budget, BudgetExhausted
 
 __all__ = ["find_s", "FindS", "EXACT_LIMIT", "int_rows", "primitive_row", "degenerate_units"]
 
+NO_PRIME = "no prime with invertible denominators"
+
+FALLBACK_LIMIT = 50_000
+"""d²·k up to which FIND-S falls back to the exact route when no prime of the modular one works."""
+
 EXACT_LIMIT = 1_000
 """FIND-S works over Q when d²·k is at most this, modulo a prime otherwise (rational elimination
 of float-derived weights is ~1000x slower than the modular route already at d = 24, k = 96)."""
@@ -72,10 +77,17 @@ def find_s(w_up: QMatrix, w_down: QMatrix, target: QMatrix, *, max_nullity: int 
     if exact:
         return _find_s_exact(_rational(w_up), _rational(w_down), target, max_nullity, budget)
     try:
-        return _find_s_modular(w_up, w_down, target, max_nullity, budget, seed)
+        got = _find_s_modular(w_up, w_down, target, max_nullity, budget, seed)
     except BudgetExhausted as exc:              # raised by _budget_check (issue 15: a budget that holds)
         budget.interrupt()                      # (keeps the reason of a spent limit)
         return FindS([], False, None, None, None, None, budget.reason or str(exc))
+    if got.rank is None and got.reason == NO_PRIME and target.nrows * target.ncols * k <= FALLBACK_LIMIT \
+            and not budget.exhausted():
+        # every prime of the modular route divides a denominator (weights built on them): the
+        # exact route, where it stays small (a d = 6, k = 30 block said "undecided" where the
+        # exact solve decides at once: s47 absorb audit F3)
+        return _find_s_exact(_rational(w_up), _rational(w_down), target, max_nullity, budget)
+    return got
 
 
 def _budget_check(budget: Budget):
@@ -185,7 +197,7 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
     exact = []                                          # the rational (w_up, w_down), made once
     do, di = target.shape
     n = do * di
-    last = "no prime with invertible denominators"
+    last = NO_PRIME
     check = _budget_check(budget)
     for p in _float_route_primes():
         check()

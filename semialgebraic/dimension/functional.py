@@ -227,7 +227,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                          seed: int = 0, budget: Budget | None = None, nearby: bool = True,
                          cover: int = COVER, first_round: float = FIRST_ROUND,
                          reserve_for_certificate: bool = False,
-                         fiber: bool = True) -> FunctionalDimension:
+                         fiber: bool = True, rational_rank: bool = True) -> FunctionalDimension:
     """Exact functional dimension of *net* on *domain* by the sandwich of the module docstring.
 
     Parameters
@@ -264,6 +264,10 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     fiber : bool
         Also bound the fiber's dimension (``fiber_floor``; False: the value only, as at the θ'
         of :func:`nearby_rank_jump`).
+    rational_rank : bool
+        Close the sandwich by an exact rational rank where the rank mod p does not (False: the
+        modular bound only — :func:`nearby_rank_jump` under a timeout, where θ''s long
+        denominators made one FLINT call run 25 s past a 10 s budget, s47 conserved audit F2).
 
     Returns
     -------
@@ -284,7 +288,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     fd = _functional_dimension(net, domain=domain, timeout=timeout, max_regions=max_regions,
                                samples=samples, seed=seed, budget=budget, nearby=nearby, cover=cover,
                                first_round=first_round, reserve_for_certificate=reserve_for_certificate,
-                               fiber=fiber)
+                               fiber=fiber, rational_rank=rational_rank)
     # the fiber dimension's lower bound (0 without it, still valid): skipped on a large net once
     # the budget is spent (1.0-1.3 s past the deadline on a 64-3072-64 net) or when the time left
     # is below FIBER_SECONDS a parameter (a 384-1536-384 block on a small ball: 6.9 s)
@@ -423,9 +427,12 @@ def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed
         if budget is not None and budget.exhausted():
             return "the rank at a nearby θ was not computed (the budget ran out): R22's reading unchecked"
         left = budget.remaining() if budget is not None else None
+        # under a timeout the modular rank only: θ''s long denominators make the exact rank's
+        # cost unforeseeable (one FLINT call, which no signal stops: 25 s past a 10 s budget)
         try:
             near = functional_dimension(nearby_parameters(base, seed, scale), domain=domain,
-                                        timeout=left, nearby=False, fiber=False)
+                                        timeout=left, nearby=False, fiber=False,
+                                        rational_rank=budget is None or budget.timeout is None)
         except BudgetExhausted:
             near = None
         if near is None or not near.exact:
@@ -443,7 +450,7 @@ def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed
 
 def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, budget, nearby,
                           cover, first_round, reserve_for_certificate,
-                          fiber: bool = True) -> FunctionalDimension:
+                          fiber: bool = True, rational_rank: bool = True) -> FunctionalDimension:
     budget = budget or Budget(timeout)
     if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
         domain = domain.legacy()
@@ -455,7 +462,8 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
                 compose_input_map(net, *cs) if cs is not None else sliced, domain=(Q(-1), Q(1)),
                 timeout=timeout, max_regions=max_regions, samples=samples, seed=seed,
                 budget=budget, nearby=nearby, cover=cover, first_round=first_round,
-                reserve_for_certificate=reserve_for_certificate, fiber=fiber)
+                reserve_for_certificate=reserve_for_certificate, fiber=fiber,
+                rational_rank=rational_rank)
             return fd if cs is not None else on_slice(fd, net)
     dom = normalize_domain(domain, net.n_inputs)
     fd = _without_walk(net, dom, budget, nearby)
@@ -477,6 +485,7 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
                                        "the neurons (nothing sampled)")
     run = _Sandwich(net, dom, budget)
     run.reserve = CERTIFICATE_RESERVE if reserve_for_certificate else 0.0
+    run.rational = rational_rank
     with budget.active():              # every step counts its work; the timeout only stops
         stage = "walk"
         try:
@@ -595,6 +604,7 @@ class _Sandwich:
         self.round_cost = None           # (seconds, rows, rank before) of the last sampling round
         self.phase_end = None            # seconds of the budget at which the current phase stops
         self.rank_beside = False         # the exact rank taken off the proven directions' pivots
+        self.rational = True             # an exact rational rank may close the sandwich
         self.span_seconds = 0.0          # the longest rank of the proven directions (seconds)
 
     @phased("walking regions")
@@ -1084,7 +1094,9 @@ class _Sandwich:
         exact, hints = False, []
         limit = EXACT_LIMIT_COMPLETE if self.complete else EXACT_LIMIT
         try:                 # (a Ctrl-C in these exact ranks, no budget stops: the bound mod p)
-            if lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
+            if not self.rational:
+                pass
+            elif lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
                 lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
             elif lower < upper and self.complete and not self.short and npts and self.sym and self.beside_fits(npts):
                 got = rank_beside(net, self.all_X, self.sym, self.prime)   # the rows are orthogonal
