@@ -55,8 +55,8 @@ def register(sub, parent) -> None:
                    "intermediate.dense/output.dense, dense_h_to_4h/dense_4h_to_h, DenseReluDense.wi/wo "
                    "(wi_0/wi_1/wo), c_fc/c_proj (GPT-2) or experts.N.w1/w2/w3 (Mixtral)")
     p.add_argument("--activation", metavar="NAME",
-                   help=f"activation, one of {', '.join(supported_activations())} (relu^p: any "
-                        "integer p >= 2); required for weight files")
+                   help=f"activation, one of {', '.join(supported_activations())} (relu^p: an "
+                        "integer 1 <= p <= 64, relu^1 being relu); required for weight files")
     p.add_argument("--skip", help="'identity' (default for weight files), 'none', or a JSON file with "
                    "a d x d matrix (a list of rows or {\"skip\": rows})")
     p.add_argument("--prefix", help="state_dict key prefix choosing one MLP block (e.g. encoder.layer.0.)")
@@ -205,7 +205,9 @@ def _cmd_all(args) -> int:
             if args.certificate:
                 row["certificate"] = str(Path(args.certificate) / name) if v.certificate is not None else None
             rows.append(row)
-            texts.append(f"{prefix or '(no prefix)'}: {word} [{v.method}]\n  {v.reason}")
+            texts.append(f"{prefix or '(no prefix)'}: {word} [{v.method}]\n  {v.reason}"
+                         + (f"\n  certificate: {row['certificate']}" if args.certificate and
+                            row["certificate"] else ""))
         if kept.ctrl_c:
             budget.interrupt()
     with answer_kept():     # decided: a first Ctrl-C no longer loses the answer (s45 O2, F7)
@@ -221,7 +223,8 @@ def _cmd_all(args) -> int:
         head = (f"{path}: {len(rows)} MLP block{'s' if len(rows) != 1 else ''} ({args.activation}): "
                 f"{count['absorbable']} absorbable, {count['not absorbable']} not absorbable, "
                 f"{count['undecided']} undecided" + (f" (stopped: {budget.reason})" if budget.reason else ""))
-        tail = ([f"certificates: {len(certs)} in {args.certificate}/ (PREFIX.json, one per decided block)"
+        tail = ([f"certificates: {len(certs)} in {args.certificate}/ (one per decided block, named "
+                 "after its prefix: each block's line names its file)"
                  if certs else "no certificate written (no block decided)"] if args.certificate else [])
         code = 1 if count["not absorbable"] else 0 if count["absorbable"] == len(rows) else 3
         data = {"file": str(path), "activation": args.activation, "blocks": rows,

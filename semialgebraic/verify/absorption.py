@@ -110,7 +110,8 @@ def check(cert: dict) -> tuple[bool, str]:
     except (TypeError, KeyError, IndexError) as exc:
         # a witness field of the wrong JSON type or shape (the checks above validate the
         # common ones): the certificate is malformed; this never turns a rejection into "valid"
-        raise InputError(f"malformed {kind} witness: {type(exc).__name__}: {exc}") from None
+        what = f"missing key {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise InputError(f"malformed {kind} witness: {what}") from None
 
 
 # -- helpers ------------------------------------------------------------------------------------

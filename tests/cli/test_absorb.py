@@ -221,8 +221,10 @@ def test_all_decides_every_block_of_a_checkpoint(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"{path}: 2 MLP blocks (relu): 1 absorbable, 1 not absorbable, 0 undecided"
     assert out[1].startswith("model.layers.0.mlp.: absorbable [")
-    assert out[3].startswith("model.layers.1.mlp.: not absorbable [")
-    assert out[-1] == f"certificates: 2 in {certs}/ (PREFIX.json, one per decided block)"
+    assert out[3] == f"  certificate: {certs / 'model.layers.0.mlp.json'}"     # (each block's file
+    assert out[4].startswith("model.layers.1.mlp.: not absorbable [")          # named: s47 audit)
+    assert out[-1] == (f"certificates: 2 in {certs}/ (one per decided block, named after its "
+                       "prefix: each block's line names its file)")
     assert sorted(p.name for p in certs.iterdir()) == ["model.layers.0.mlp.json", "model.layers.1.mlp.json"]
     for name, claim in (("model.layers.0.mlp.json", "flip of S = [0, 1]"), ("model.layers.1.mlp.json", "")):
         ok, why = verify(json.loads((certs / name).read_text()))
