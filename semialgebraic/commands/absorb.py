@@ -17,6 +17,7 @@ from algebra.blocks import Block
 from algebra.io.blocks import checkpoint_blocks, load_block
 from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_matrix, read_json_text
+from algebra.kernel.certificate_schemas import COMPETITOR_BIASES
 
 from ..absorption import absorbable, random_experiment
 from ..budget import Budget, answer_kept, ctrl_c_count, phase
@@ -101,6 +102,9 @@ def cmd_absorb(args) -> int:
                 fail(f"{args.certificate}: cannot write: {exc.strerror}")
         word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
         lines = [f"{args.block}: {word} [{v.method}]", f"  {v.reason}"]
+        if (v.certificate or {}).get("competitor") == COMPETITOR_BIASES:     # (R1's class has
+            lines.append("  compared with: residual-free blocks of the same width with biases "   # none:
+                         "b'_up, b'_down (skip-absorption R19)")                    # s47 audit)
         all_s = v.details.get("all_S")
         if all_s:
             lines.append(f"  all S (0-based): {all_s}")

@@ -143,7 +143,8 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
     "absorbable": ("the block with its skip connection equals a block of the same width without "
                    "one", (_S, "R1"),
                    "Absorbable = exactly equal on all of ℝ^d to a residual-free block of the same "
-                   "width and activation, no biases"),
+                   "width and activation, no biases; a block with biases is compared with blocks "
+                   "with biases b'_up, b'_down (R19; the certificate's `competitor` says which)"),
 }
 
 ALIASES = {"Γ": "Gamma", "gamma": "Gamma", "κ₊": "kappa+", "kappa": "kappa+", "κ+": "kappa+",

@@ -265,3 +265,18 @@ def test_absorb_falls_back_to_the_exact_route_when_no_prime_works(run):
     code, out, _ = run("absorb", CASES / "absorb_prime_denominators_yes.json", "--json")
     got = json.loads(out)
     assert code == 0 and got["answer"] is True
+
+
+def test_absorb_says_when_the_competitor_has_biases(tmp_path, run):
+    """s47 absorb audit F5: a ReLU block with biases is compared with blocks with biases (R19),
+    which only the certificate's `competitor` said; the text and `explain` say it now."""
+    blk = {"format": "netfibers.block", "version": 1, "activation": "relu",
+           "w_up": [[1, 0], [0, 1], [1, 1], [1, -1], [1, 2]],
+           "w_down": [[-1, 0, 1, 0, 1], [0, -1, 0, 1, 1]], "skip": "identity",
+           "b_up": [0, 0, 0, 0, 0], "b_down": [1, 2]}
+    p = tmp_path / "h.json"
+    p.write_text(json.dumps(blk))
+    code, out, _ = run("absorb", p)
+    assert code == 0 and "compared with: residual-free blocks of the same width with biases" in out
+    code, out, _ = run("explain", "absorbable")
+    assert code == 0 and "with biases b'_up, b'_down (R19" in out
