@@ -141,10 +141,10 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
               "split* groups of hidden layer l whose rows and biases are positive multiples of the "
               "first's"),
     "absorbable": ("the block with its skip connection equals a block of the same width without "
-                   "one", (_S, "R1"),
+                   "one (a ReLU block with biases: one with biases b'_up, b'_down, R19; the "
+                   "certificate's competitor says which)", (_S, "R1"),
                    "Absorbable = exactly equal on all of ℝ^d to a residual-free block of the same "
-                   "width and activation, no biases; a block with biases is compared with blocks "
-                   "with biases b'_up, b'_down (R19; the certificate's `competitor` says which)"),
+                   "width and activation, no biases"),
 }
 
 ALIASES = {"Γ": "Gamma", "gamma": "Gamma", "κ₊": "kappa+", "kappa": "kappa+", "κ+": "kappa+",

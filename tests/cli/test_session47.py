@@ -268,7 +268,7 @@ def test_absorb_falls_back_to_the_exact_route_when_no_prime_works(run):
 
 
 def test_absorb_says_when_the_competitor_has_biases(tmp_path, run):
-    """s47 absorb audit F5: a ReLU block with biases is compared with blocks with biases (R19),
+    """s47 absorb audit F5: a ReLU block with biases is compared with blocks with biases,
     which only the certificate's `competitor` said; the text and `explain` say it now."""
     blk = {"format": "netfibers.block", "version": 1, "activation": "relu",
            "w_up": [[1, 0], [0, 1], [1, 1], [1, -1], [1, 2]],
@@ -279,4 +279,4 @@ def test_absorb_says_when_the_competitor_has_biases(tmp_path, run):
     code, out, _ = run("absorb", p)
     assert code == 0 and "compared with: residual-free blocks of the same width with biases" in out
     code, out, _ = run("explain", "absorbable")
-    assert code == 0 and "with biases b'_up, b'_down (R19" in out
+    assert code == 0 and "with biases b'_up, b'_down" in out
