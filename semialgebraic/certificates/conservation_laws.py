@@ -20,18 +20,25 @@ def _expr(e):
     return {"b": [_expr(e[1]), _expr(e[2])]}
 
 
-def conservation_laws_certificate(net: Network, res) -> dict | None:
+def conservation_laws_certificate(net: Network, res, witnesses: dict | None = None) -> dict | None:
     """Certificate of the interval [len(laws), upper] of a :class:`~algebra.conservation.Laws`
     *res* (None when its upper bound rests on brackets of the polynomial phase, which are not
     recorded): the samples, the listed laws (polynomials; their identities are re-derived), the
     prime and the jet brackets whose batches raised the rank at θ.  Laws certified by Frobenius
     without a formula (``res.implicit``) are not in it: the certified lower bound is the number
-    of listed laws."""
+    of listed laws.  *witnesses*: a point of each region sample's region, by pattern (its
+    ``witness``: the checker re-derives the pattern there, so that a sample is a region the
+    network has, s47 conserved audit F1)."""
     if res.poly_brackets:
         return None
-    samples = [{"pattern": [int(v) for v in s.pattern],
-                "points": None if s.points is None else [[jsonable(v) for v in x] for x in s.points]}
-               for s in res.samples]
+    samples = []
+    for s in res.samples:
+        e = {"pattern": [int(v) for v in s.pattern],
+             "points": None if s.points is None else [[jsonable(v) for v in x] for x in s.points]}
+        x = (witnesses or {}).get(tuple(int(v) for v in s.pattern)) if s.points is None else None
+        if x is not None:
+            e["witness"] = [jsonable(v) for v in x]
+        samples.append(e)
     return {**header("conservation_laws"), "claim": CLAIMS["conservation_laws"][0],
             "network": embed_network(net), "samples": samples,
             "laws": [{"name": law.name, "polynomial": law.text} for law in res.laws],

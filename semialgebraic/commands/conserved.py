@@ -114,7 +114,7 @@ def cmd_conserved(args) -> int:
     # a 3-8-8-2 net; now they stop at it too, with a valid weaker bound)
     budget = Budget(timeout=None if args.timeout is None else WALK_SHARE * args.timeout,
                     max_regions=args.max_regions)
-    complete, walk_reason = True, ""
+    complete, walk_reason, witnesses = True, "", None
     if args.data:
         points = load_data(args.data, net.n_inputs)
         if not points:
@@ -131,7 +131,9 @@ def cmd_conserved(args) -> int:
             source = f"regions of R^{net.n_inputs}"
         with phase("walking the regions"):
             walk = _regions(net, domain=domain, budget=budget)
-        patterns = walk.patterns()
+        found = walk.patterns_and_points()
+        patterns = [q for q, _ in found]
+        witnesses = {tuple(int(v) for v in q): x for q, x in found}   # (the certificate's)
         complete = bool(getattr(walk, "complete", not budget.exhausted()))
         if not complete:
             walk_reason = _walk_reason(budget, args.timeout, len(patterns))
@@ -191,7 +193,7 @@ def cmd_conserved(args) -> int:
         text = (_latex(res) if args.latex else
                 _text(res, source, len(samples), walk_reason, why, getattr(args, "full", False)))
     if args.certificate:
-        line, data["certificate"], cut = _certificate(net, res, args.certificate, total)
+        line, data["certificate"], cut = _certificate(net, res, args.certificate, total, witnesses)
         text += ("\n% " if args.latex else "\n") + line
         if "not re-checked in-process" in line:      # (the JSON said nothing: s45 re-run N3)
             data["certificate_checked"] = False
@@ -206,13 +208,13 @@ def cmd_conserved(args) -> int:
     return 0 if res.exact and complete and not ctrl_c_seen else 3
 
 
-def _certificate(net, res, path: str, budget: Budget) -> tuple[str, str | None, bool]:
+def _certificate(net, res, path: str, budget: Budget, witnesses=None) -> tuple[str, str | None, bool]:
     """Write the ``conservation_laws`` certificate of *res* to *path* (re-checked in the time
     *budget* has left); the line the report adds, the path written (None: none), and whether a
     Ctrl-C cut its re-check."""
     from ..certificates import conservation_laws_certificate, valid_within, write_certificate
     with answer_kept():          # (bounded work: a Ctrl-C no longer loses the answer)
-        cert = conservation_laws_certificate(net, res)
+        cert = conservation_laws_certificate(net, res, witnesses)
     if cert is None:
         return ("no certificate written: the upper bound rests on brackets of the polynomial "
                 "phase, which are not recorded"), None, False

@@ -239,10 +239,15 @@ class RegionWalk:
         """The patterns of the regions walked, to the end or until the budget (or Ctrl-C) stops
         the walk: a Ctrl-C that lands in this loop, between two regions, ends the walk too (a
         comprehension over the walk let it escape)."""
+        return [p for p, _ in self.patterns_and_points()]
+
+    def patterns_and_points(self) -> list:
+        """``(pattern, point)`` of the regions walked (a point of each region, exact), as
+        :meth:`patterns` stops."""
         out: list = []
         try:
             for r in self:
-                out.append(r.pattern)
+                out.append((r.pattern, r.point))
         except KeyboardInterrupt:
             self.stop()
         return out

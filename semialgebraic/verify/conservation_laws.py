@@ -9,12 +9,18 @@ Schema (version 1; built by :func:`semialgebraic.certificates.conservation_laws_
      "claim": "lower <= number of independent conservation laws ... <= upper (...)",
      "network": <network>,                                 # θ
      "samples": [{"pattern": [s_1, ...],                   # one entry per hidden neuron, > 0 active
-                  "points": null | [[x_1, ...], ...]}, ...],   # null: the region (x symbolic)
+                  "points": null | [[x_1, ...], ...],     # null: the region (x symbolic)
+                  "witness": [x_1, ...]}, ...],           # optional, points null: a point of it
      "laws": [{"name": "...", "polynomial": "<a polynomial in the parameter names>"}, ...],
      "prime": p,                                           # a prime, 2 < p < 2^62
      "lower": l, "upper": u,                               # JSON integers, 0 <= l <= u <= N
      "brackets": [<expr>, ...]}                            # expr: {"g": [[k, A], ...]}
                                                            #    or {"b": [<expr>, <expr>]}
+
+A region sample's ``witness`` is a point where the network has exactly the sample's pattern
+(signs of the pre-activations, re-derived): the pattern is then a region the network has.
+Without one (older certificates) the verdict says how many region samples are not so tied
+(s47 conserved audit F1: an impossible pattern, or no sample at all, was accepted silently).
 
 The fields.  A sample k fixes the masks of the hidden layers (neuron active iff its pattern entry
 is > 0) and its points: the given data points (each must have exactly that activation pattern,
@@ -145,8 +151,12 @@ def check(cert: dict) -> tuple[bool, str]:
                        f"N - {r} = {N - r} independent laws is all they show, not {upper}")
     what = (f"{lower} independent conservation laws" if lower == upper else
             f"between {lower} and {upper} independent conservation laws")
+    loose = sum(1 for e in cert["samples"] if e.get("points") is None and "witness" not in e)
+    tied = ("no sample: the count says nothing about the network's gradient flow; " if not samples
+            else f"{loose} region sample(s) without a witness point, their patterns not shown to "
+                 "be the network's; " if loose else "")
     return True, (f"{what} near theta for the gradient fields of the {len(samples)} sample(s) "
-                  f"({len(laws)} listed law(s) conserved by every field, exact identities; rank of "
+                  f"({tied}{len(laws)} listed law(s) conserved by every field, exact identities; rank of "
                   f"the fields and {len(brackets)} bracket(s) at theta modulo the certificate's "
                   f"prime: {r} of N = {N})")
 
@@ -255,8 +265,9 @@ def _samples(data, net) -> list:
     d = net.n_inputs
     out = []
     for k, s in enumerate(data):
-        if not isinstance(s, dict) or set(s) != {"pattern", "points"}:
-            raise InputError(f"certificate[samples][{k}] must hold exactly 'pattern' and 'points'")
+        if not isinstance(s, dict) or set(s) - {"witness"} != {"pattern", "points"}:
+            raise InputError(f"certificate[samples][{k}] must hold exactly 'pattern' and 'points' "
+                             "(and a region sample's 'witness')")
         pat = s["pattern"]
         if (not isinstance(pat, list) or len(pat) != n
                 or any(not isinstance(v, int) or isinstance(v, bool) for v in pat)):
@@ -268,6 +279,17 @@ def _samples(data, net) -> list:
         if s["points"] is None:
             zero = [Q(0)] * d
             points = [zero] + [[Q(int(i == c)) for c in range(d)] for i in range(d)]
+            if "witness" in s:            # a point of the region: the pattern is the network's
+                x = s["witness"]
+                if not isinstance(x, list) or len(x) != d:
+                    raise InputError(f"certificate[samples][{k}][witness] must be a point of {d} entries")
+                got = net.activation_pattern([parse_number(v, f"certificate[samples][{k}][witness]")
+                                              for v in x])
+                if [(v > 0) - (v < 0) for v in got] != [(v > 0) - (v < 0) for v in pat]:
+                    raise InputError(f"certificate[samples][{k}]: its witness point's activation "
+                                     "pattern is not the sample's")
+        elif "witness" in s:
+            raise InputError(f"certificate[samples][{k}]: a witness is for a region sample (points null)")
         else:
             if not isinstance(s["points"], list) or not s["points"]:
                 raise InputError(f"certificate[samples][{k}][points] must be null or a non-empty list")

@@ -280,3 +280,31 @@ def test_absorb_says_when_the_competitor_has_biases(tmp_path, run):
     assert code == 0 and "compared with: residual-free blocks of the same width with biases" in out
     code, out, _ = run("explain", "absorbable")
     assert code == 0 and "with biases b'_up, b'_down" in out
+
+
+def test_conservation_certificates_tie_their_region_samples_to_the_network(tmp_path, run):
+    """s47 conserved audit F1: a region sample's pattern was never checked to be one the network
+    has (an impossible pattern with 8 frozen-parameter laws was VALID, 4 being the count; no
+    sample at all gave 9).  Each region sample now carries a witness point whose pattern the
+    checker re-derives; without one (older certificates) the verdict says so."""
+    net = __import__("pathlib").Path(__file__).resolve().parents[2] / "algebra" / "examples" / "t10_two_linear.json"
+    cert = tmp_path / "c.json"
+    code, out, _ = run("conserved", net, "--certificate", cert)
+    assert code == 0 and "certifies 4" in out
+    c = json.loads(cert.read_text())
+    assert all("witness" in s for s in c["samples"] if s["points"] is None)
+    code, out, _ = run("verify", cert)
+    assert code == 0 and "VALID" in out and "without a witness" not in out
+    bad = dict(c, samples=[dict(c["samples"][0], pattern=[1, -1, -1])] + c["samples"][1:])
+    cert.write_text(json.dumps(bad))
+    code, _, err = run("verify", cert)
+    assert code == 2 and "witness point's activation pattern is not the sample's" in err
+    old = dict(c, samples=[{k: v for k, v in s.items() if k != "witness"} for s in c["samples"]])
+    cert.write_text(json.dumps(old))
+    code, out, _ = run("verify", cert)
+    assert code == 0 and "2 region sample(s) without a witness point" in out
+    none = dict(c, samples=[], brackets=[], lower=9, upper=9,
+                laws=c["laws"])                         # (its laws are conserved by no field)
+    cert.write_text(json.dumps(none))
+    code, out, _ = run("verify", cert)
+    assert "VALID" not in out or "no sample: the count says nothing" in out
