@@ -138,8 +138,12 @@ def cmd_conserved(args) -> int:
         if not complete:
             walk_reason = _walk_reason(budget, args.timeout, len(patterns))
         if not patterns and complete:
+            flat = dom is not None and any(lo is not None and lo == hi for lo, hi in zip(dom.lo, dom.hi))
             fail(f"{'the domain' if dom is None else dom.describe()} contains no linear region "
-                 "with non-empty interior" + (f" (--box {args.box})" if args.box else ""))
+                 "with non-empty interior" + (f" (--box {args.box})" if args.box else "")
+                 + ("; a box with sides of width 0 is a slice, whose fields are not those of "
+                    "regions of R^d: give conserved a box with an interior (dim takes slices)"
+                    if flat else ""))
         # a budget that stops the walk before its first region leaves no pattern: the partial
         # result then rests on the global rescaling laws only (complete=False)
         samples = samples_from_patterns(patterns)

@@ -308,3 +308,12 @@ def test_conservation_certificates_tie_their_region_samples_to_the_network(tmp_p
     cert.write_text(json.dumps(none))
     code, out, _ = run("verify", cert)
     assert "VALID" not in out or "no sample: the count says nothing" in out
+
+
+def test_conserved_on_a_slice_says_why_it_refuses(tmp_path, run):
+    """s47 conserved audit F3: on a box with a side of width 0 it said only "contains no linear
+    region with non-empty interior"; it now says the box is a slice and that `dim` takes slices."""
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps(PROXY))
+    code, out, err = run("conserved", net, "--box=-1:1,1/2:1/2")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "is a slice" in err
