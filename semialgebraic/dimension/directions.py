@@ -395,16 +395,19 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
     and the structures whose kernel directions can leave the fiber, as sentences.
     """
     from algebra.kernel.domains import Domain
-    real = domain                        # the domain's own bounds (interval facts)
+    # another Domain: (-1, 1) stands for "a bounded range", R^d for an unbounded one (fewer
+    # moves); its interval facts still come from its own box, *real* (session 47: `conserved
+    # --box 0:16,0:1` took the stand-in's, fiber >= 5 where it is 4)
+    real = domain
     if isinstance(domain, Domain):
         if domain.legacy_or_none() != "other":
             domain = real = domain.legacy()
-        else:            # bounded: (-1, 1) stands for "a bounded range"; unbounded: as R^d (fewer
-            domain = (Q(-1), Q(1)) if all(a is not None and b is not None        # moves); the
-                                          for a, b in domain.intervals()) else None   # interval
-    dom = normalize_domain(domain, net.n_inputs)            # facts from its own box (session 47:
-    if not isinstance(real, Domain):                        # `conserved --box 0:16,0:1` took the
-        real = dom                                          # stand-in's: fiber >= 5 where it is 4)
+        else:
+            domain = (Q(-1), Q(1)) if all(a is not None and b is not None
+                                          for a, b in domain.intervals()) else None
+    dom = normalize_domain(domain, net.n_inputs)
+    if not isinstance(real, Domain):
+        real = dom
     ever_on, always_on = _on_facts(net, real, patterns, proven or {})
     bounds = preactivation_bounds(net, domain=real)
     flat = [(lo, hi) for layer in bounds[:-1] for lo, hi in layer]
@@ -799,8 +802,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
     # no margin is shown by its row's signs: fiber 10, [9, 10] without it.)
     have = {(e[1], e[2]) for e in constant + robust_moves if e[0] == "active"}
     have |= {(l, i) for l, i in constant_neurons(net, dead)} | dup_members
-    lone = [["active", l, i] for l in range(net.depth - 1) for i in blocks[l]
-            if (l, i) not in have and (l, i) not in in_block]
+    lone = [["active", l, i] for l in range(net.depth - 1) for i in blocks[l] if (l, i) not in have]
     cancels.sort(key=lambda e: e[1])          # the first layer first (module docstring)
     return cancels + splits + opposite + constant + robust_moves + lone + trade
 

@@ -249,10 +249,7 @@ def test_the_bracket_jets_see_the_deadline():
         calls.append(1)
         if len(calls) > 3:
             raise _Stop
-    try:
-        ctx = _JetNet(net, [S()], check=check)
-    except Exception:                          # (the sample's form differs: the check is all that
-        pytest.skip("sample form")             # this test is about)
+    ctx = _JetNet(net, [S()], check=check)
     with pytest.raises(_Stop):
         ctx.value(ctx.random_bracket(4, random.Random(0)))
     assert len(calls) == 4
@@ -303,11 +300,10 @@ def test_conservation_certificates_tie_their_region_samples_to_the_network(tmp_p
     cert.write_text(json.dumps(old))
     code, out, _ = run("verify", cert)
     assert code == 0 and "2 region sample(s) without a witness point" in out
-    none = dict(c, samples=[], brackets=[], lower=9, upper=9,
-                laws=c["laws"])                         # (its laws are conserved by no field)
+    none = dict(c, samples=[], brackets=[], lower=len(c["laws"]), upper=9)   # (no field at all)
     cert.write_text(json.dumps(none))
     code, out, _ = run("verify", cert)
-    assert "VALID" not in out or "no sample: the count says nothing" in out
+    assert code == 0 and "no sample: the count says nothing" in out
 
 
 def test_conserved_on_a_slice_says_why_it_refuses(tmp_path, run):
