@@ -31,7 +31,7 @@ from .exceptions import DimensionMismatchError, InputError
 from .linalg import AffineReluChain, QMatrix, to_q_list
 from .rationals import Q as fmpq, q_json, q_str, to_q
 
-__all__ = ["Network", "relu", "as_parameter_point"]
+__all__ = ["Network", "relu", "as_parameter_point", "require_network"]
 
 
 def relu(q: fmpq) -> fmpq:
@@ -529,6 +529,17 @@ class Network:
     def _repr_png_(self) -> bytes | None:
         from .display import network_png
         return network_png(self)
+
+
+def require_network(obj, what: str, name: str | None = None) -> None:
+    """An :class:`InputError` unless *obj* is a :class:`Network`: *what* (a function) takes one
+    (the s48 API audit: ``fiber([1, 2])``, ``functional_dimension(None)`` raised bare
+    AttributeErrors from inside)."""
+    if not isinstance(obj, Network):
+        import os
+        hint = " (netfibers.load reads a file)" if isinstance(obj, (str, os.PathLike)) else ""
+        what = f"{what}'s {name}" if name else what
+        raise InputError(f"{what} takes a Network, got {type(obj).__name__}{hint}")
 
 
 def as_parameter_point(reference: Network, theta) -> Network:

@@ -62,12 +62,12 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol, runtime_checkable
 
-from algebra.network import Network
+from algebra.network import Network, require_network
 
 from .bottleneck import fiber_bottleneck
 from .equivalence import equivalent
 from .exceptions import BudgetExceededError, NotApplicableError
-from .sets import Dimension
+from .sets import Dimension, api_domain
 from .shallow import fiber_shallow
 
 __all__ = ["Fiber", "FiberComponent", "fiber"]
@@ -151,7 +151,8 @@ def fiber(net: Network, *, domain=None, timeout: float | None = None) -> Fiber:
         One hidden layer, or two hidden layers with ``n1 ≤ d`` (generic, three-layer-fibers
         §3.1).
     domain : None, "R^d" or "orthant"
-        The input domain; the orthant for one hidden layer only.
+        The input domain (any spelling of R^d or the orthant :func:`~semialgebraic.sets.
+        api_domain` takes); the orthant for one hidden layer only.
     timeout : float, optional
         Seconds (main thread only, as the CLI's ``fiber --timeout``): past them
         :class:`~semialgebraic.exceptions.BudgetExceededError` is raised (session 39 API audit:
@@ -181,8 +182,14 @@ def fiber(net: Network, *, domain=None, timeout: float | None = None) -> Fiber:
                 return fiber(net, domain=domain)
         except BudgetExhausted:
             raise BudgetExceededError(f"timeout of {timeout:g} s reached computing the fiber") from None
-    if domain not in (None, "orthant", "R^d"):
-        raise NotApplicableError("fiber", f"unknown domain {domain!r} (None or 'orthant')")
+    require_network(net, "fiber")
+    if domain is not None and domain != "orthant":      # any spelling of R^d or the orthant
+        kind = api_domain(domain, net.n_inputs).legacy_or_none()
+        if kind not in (None, "orthant"):
+            raise NotApplicableError("fiber", f"the domain {domain!r}: a fiber is described on R^d "
+                                     "or the orthant (None or 'orthant'); `netfibers dim` gives "
+                                     "the fiber's dimension on a box")
+        domain = kind
     if net.depth == 2:
         return fiber_shallow(net, orthant=domain == "orthant")
     if net.depth == 3 and domain in (None, "R^d"):

@@ -103,7 +103,7 @@ from typing import Sequence
 from ..exceptions import DimensionMismatchError
 from ..kernel.differentiability import kink_witness
 from ..linalg import QMatrix
-from ..network import Network
+from ..network import Network, require_network
 from ..polynomials import Polynomial, pairwise_sum
 from .fields import (_ModFields, _effective_masks, _field_pieces, _gens, _layer_of, _masks,
                      _normalize, _offsets, _points, _rescaling_rank, parameter_ring_of,
@@ -348,6 +348,7 @@ def conservation_laws(net: Network, samples, *, max_depth: int = 6, timeout: flo
     Laws
         ``exact`` and ``number_of_laws`` when lower = upper, else ``lower``/``upper``.
     """
+    require_network(net, "conservation_laws")
     return _count(net, samples, max_depth, timeout, patience, seed, complete, at_once=at_once)[0]
 
 

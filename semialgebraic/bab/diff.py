@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from algebra.exceptions import InputError
 from algebra.kernel import difference_network, drop_zero_neurons
 from algebra.kernel.domains import Domain
-from algebra.network import Network
+from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget, BudgetExhausted, Progress, alarm_at
@@ -186,48 +186,13 @@ def _bound_json(v, inf=False):
     return None if v is None else str(v)
 
 
-def _box(box, d):
-    if isinstance(box, tuple) and len(box) == 2 and not isinstance(box[0], (tuple, list)):
-        box = [box] * d
-    out = [(to_q(lo), to_q(hi)) for lo, hi in box]
-    if len(out) != d or any(lo > hi for lo, hi in out):
-        raise InputError(f"the box needs {d} intervals lo <= hi")
-    return out
-
-
 def as_domain(domain, d: int) -> Domain:
-    """*domain* as a :class:`~algebra.kernel.domains.Domain`: a Domain, a cube ``(lo, hi)``, a
-    list of per-coordinate ``(lo, hi)``, or the spellings :func:`~semialgebraic.equivalence.
-    equivalent` takes: None (R^d), ``"orthant"``, ``{"orthant": True}``, ``{"box": …}`` (the
-    session 39 API audit: ``diff_bounds(a, b, "orthant")`` raised a bare ValueError)."""
-    if isinstance(domain, Domain):
-        if domain.dim != d:
-            raise InputError(f"the domain has dimension {domain.dim}, the networks take {d} inputs")
-        return domain
-    if domain is None:
-        return Domain.whole(d)
-    if isinstance(domain, str):
-        if domain.strip().lower() != "orthant":
-            raise InputError(f"unknown domain {domain!r} (None for R^d, 'orthant', (lo, hi), "
-                             "per-coordinate [(lo, hi), …] or a Domain)")
-        return Domain.orthant(d)
-    if isinstance(domain, dict):
-        if domain == {"orthant": True}:
-            return Domain.orthant(d)
-        if set(domain) == {"box"}:
-            box = domain["box"]
-            return as_domain(tuple(box) if len(box) == 2 and not isinstance(box[0], (list, tuple))
-                             else box, d)
-        raise InputError(f"unknown domain {domain!r} (expected {{'box': [lo, hi]}} or "
-                         "{'orthant': True})")
-    if hasattr(domain, "tolist") and not isinstance(domain, (list, tuple)):
-        domain = domain.tolist()                     # a numpy array
-        if len(domain) == 2 and not isinstance(domain[0], (list, tuple)):
-            domain = tuple(domain)
-    try:
-        return Domain.from_box(_box(domain, d))
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"cannot read {domain!r} as a domain ({exc})") from None
+    """*domain* as a :class:`~algebra.kernel.domains.Domain`: any spelling the Python API takes
+    (:func:`semialgebraic.sets.api_domain`: a Domain or Polyhedron, a cube ``(lo, hi)``,
+    per-coordinate ``(lo, hi)``, None or ``"R^d"``, ``"orthant"``, ``{"box": …}``, a domain JSON;
+    the session 39 API audit: ``diff_bounds(a, b, "orthant")`` raised a bare ValueError)."""
+    from ..sets import api_domain
+    return api_domain(domain, d)
 
 
 def domain_point(dom: Domain):
@@ -272,6 +237,8 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     >>> diff_bounds(a, b, Domain.orthant(1)).to_json()["upper"]
     'inf'
     """
+    require_network(a, "diff_bounds", "a")
+    require_network(b, "diff_bounds", "b")
     if a.signature != b.signature:
         raise InputError(f"the networks have different signatures {a.signature} and {b.signature}")
     dom = as_domain(box, a.n_inputs)

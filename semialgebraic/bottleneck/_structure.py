@@ -26,7 +26,7 @@ from typing import Any
 
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import PRIME_31, exact_rank, rank_lower_bound
-from algebra.network import Network
+from algebra.network import Network, require_network
 from algebra.rationals import q_str
 from algebra.symmetries.bottleneck import masking_column, s7_flippable
 
@@ -485,6 +485,7 @@ def structure(net: Network, trace: Trace | None = None) -> Structure:
     >>> s.types, s.masked, s.kappa_plus
     (('switching', 'dead'), 0, 0)
     """
+    require_network(net, "structure")
     hyps = genericity(net, trace)
     widths = net.widths
     if not all(h.holds for h in hyps[:4]) or len(hyps) < 4:

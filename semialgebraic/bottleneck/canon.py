@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 
 from algebra.linalg import QMatrix
-from algebra.network import Network
+from algebra.network import Network, require_network
 from algebra.rationals import Q, lead, q_str, to_q
 from algebra.symmetries import path_to_json
 from algebra.symmetries.bottleneck import (KinkSwap, SignFlip, TranslateMasked, kink_swap, masking_column,
@@ -142,6 +142,8 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True,
     >>> v.answer, v.certificate["type"]
     (True, 'symmetry_path')
     """
+    require_network(a, "equivalent_bottleneck", "a")
+    require_network(b, "equivalent_bottleneck", "b")
     ha, hb = genericity(a), genericity(b)
     hyps = tuple(Hypothesis("a: " + h.name, h.holds, h.witness) for h in ha) + \
         tuple(Hypothesis("b: " + h.name, h.holds, h.witness) for h in hb)

@@ -15,12 +15,13 @@ from typing import Any
 
 from algebra.kernel import box_input_map, compose_input_map, compose_slice_map, domain_json
 from algebra.linalg.gfp import PRIME, pivot_columns, rank_mod_p
+from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
 from ..budget import Budget
 from ..certificates import dimension_bounds_certificate, jsonable, one_hidden_layer_dimension_certificate, require_valid
-from ..sets import domain_spec, normalize_domain
+from ..sets import api_domain, domain_spec, normalize_domain
 from ..regions import joint_regions
 from ..equivalence import preactivation_bounds
 from ..verify import verify as _verify
@@ -65,7 +66,7 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     net : Network
     fd : FunctionalDimension
         The result of :func:`functional_dimension` on *net* and *domain*.
-    domain : None, "orthant" or (lo, hi)
+    domain : None, "orthant", (lo, hi), per-coordinate [(lo_1, hi_1), ...] or any other box form of :func:`~semialgebraic.sets.api_domain`
     seconds : float, optional
         A hard time limit of the searches that record the proofs of the upper bound (a timeout
         only stops them; default none: the certificate depends only on *fd* and the work).
@@ -105,6 +106,19 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     >>> fd.value, cert["lower"], verify(cert)[0]
     (5, 5, True)
     """
+    dom = api_domain(domain, net.n_inputs)        # any spelling the API takes (s48 API audit)
+    if getattr(fd, "domain", None) is not None and fd.domain != dom:
+        raise InputError(f"fd is the functional dimension on {fd.domain.describe()}, the "  # (a
+                         f"certificate was asked for on {dom.describe()}: pass the domain "  # bug
+                         "functional_dimension was given (s48 API audit: this was an internal "
+                         "error)")                                     # report before: F11)
+    if dom.box is not None and dom.as_cube is None:   # a box with its own sides: read on the cube
+        if box_input_map(dom.lo, dom.hi) is None:
+            raise InputError("a box with a side of width 0 (a slice): its certificate is built "
+                             "by `netfibers dim --box ... --certificate FILE`")
+        return box_certificate(net, dom.lo, dom.hi, fd, seconds=seconds, lps=lps, verify=verify,
+                               report=report)
+    domain = dom.legacy()          # R^d, the orthant or a cube (InputError for half-spaces)
     start, cost = time.monotonic(), {}
     if fd.details.get("theorem") == "R38":        # N - n1 by the theorem: its own certificate
         cert = one_hidden_layer_dimension_certificate(net, normalize_domain(domain, net.n_inputs), fd.value)
@@ -154,8 +168,10 @@ def box_certificate(net: Network, lo, hi, fd: FunctionalDimension, *, seconds: f
         cert = one_hidden_layer_dimension_certificate(net, list(zip(lo, hi)), fd.value)
         return require_valid(cert, _verify) if verify else cert
     start, cost = time.monotonic(), {}
+    import dataclasses      # fd is about the box; its certificate is built on the cube (R36)
     cert = functional_dimension_certificate(compose_input_map(net, *cs) if cs is not None else sliced,
-                                            fd, domain=(Q(-1), Q(1)), seconds=seconds, lps=lps,
+                                            dataclasses.replace(fd, domain=None),
+                                            domain=(Q(-1), Q(1)), seconds=seconds, lps=lps,
                                             verify=False, report=cost)
     if report is not None and "upper" in cost:
         report["upper"] = cost["upper"]

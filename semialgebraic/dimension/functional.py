@@ -60,12 +60,12 @@ from algebra.kernel.differentiability import kink_witness
 from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import BlockSpan, kernel_rows_mod_p, shrink_kernel_rows_mod_p
-from algebra.network import Network
+from algebra.network import Network, require_network
 from algebra.rationals import Q
 
 from ..budget import Budget, BudgetExhausted, phased
 from .one_layer import one_layer_value
-from ..sets import normalize_domain
+from ..sets import api_domain, normalize_domain
 from ..regions import joint_regions
 from .certificate import functional_dimension_certificate
 from .directions import symmetry_directions
@@ -233,8 +233,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     Parameters
     ----------
     net : Network
-    domain : None, "orthant", (lo, hi) or a :class:`~algebra.kernel.domains.Domain`
-        A ``Domain`` box with its own sides per coordinate is read on the cube ``[−1, 1]^d``
+    domain : None, "orthant", (lo, hi), [(lo_1, hi_1), ...], a Domain, or any other form of :func:`~semialgebraic.sets.api_domain`
+        A box with its own sides per coordinate is read on the cube ``[−1, 1]^d``
         (three-layer-fibers R36: the same functional dimension; ``fd``'s inputs are then points
         u of the cube, x = centre + half-width ⊙ u; certify with
         :func:`~semialgebraic.dimension.certificate.box_certificate`).
@@ -284,6 +284,10 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     >>> fd.value, fd.n_parameters, fd.deficits[0]
     (3, 7, "dead neuron (1, 1): 3 parameters free in the Jacobian's kernel")
     """
+    require_network(net, "functional_dimension")
+    given = api_domain(domain, net.n_inputs)      # every spelling the API takes (s48 API audit),
+    kind = given.legacy_or_none()                 # in the older form where it has one
+    domain = given if kind == "other" else kind
     budget = budget or Budget(timeout)
     fd = _functional_dimension(net, domain=domain, timeout=timeout, max_regions=max_regions,
                                samples=samples, seed=seed, budget=budget, nearby=nearby, cover=cover,
@@ -327,7 +331,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     elif fiber and fd.fiber_floor is None:
         from dataclasses import replace
         fd = replace(fd, fiber_floor=scaling_floor(net))
-    return fd
+    from dataclasses import replace
+    return replace(fd, domain=given)
 
 
 def on_slice(fd: FunctionalDimension, net: Network) -> FunctionalDimension:

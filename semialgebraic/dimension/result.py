@@ -37,6 +37,7 @@ class FunctionalDimension:
     fiber_floor: int | None = None   # a certified lower bound of the fiber's dimension (robust moves)
     fiber_exact_by: str = ""         # "moves" / "R17" (a generic bottleneck): the rank locally constant
     fiber_cap: int | None = None     # an upper bound below N − rank (one hidden layer, shared kinks)
+    domain: object = field(default=None, repr=False, compare=False)   # the Domain it is about
 
     @property
     def exact(self) -> bool:

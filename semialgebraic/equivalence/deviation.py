@@ -17,14 +17,14 @@ from typing import Any
 
 from algebra.exceptions import InputError
 from algebra.kernel.domains import Domain
-from algebra.network import Network
+from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json
 
 from .. import lp
 from ..budget import Budget, BudgetExhausted, Progress
 from ..exceptions import CertificateError
 from ..regions import joint_regions
-from ..sets import interior_point, normalize_domain, tighten
+from ..sets import api_domain, interior_point, normalize_domain, tighten
 from .reduction import contract_affine_layers, reduced_difference
 
 __all__ = ["Deviation", "max_deviation"]
@@ -75,10 +75,10 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     ----------
     a, b : Network
         Same signature.
-    box : (lo, hi), {"box": [lo, hi]} or Domain
-        The box ``[lo, hi]^d`` (exact bounds), or a :class:`~algebra.kernel.domains.Domain`
-        whose sides are all finite (a box with its own sides ∩ half-spaces: bounded), walked
-        as a polyhedron.
+    box : (lo, hi), {"box": [lo, hi]}, [(lo_1, hi_1), ...], Domain or Polyhedron
+        The box ``[lo, hi]^d`` (exact bounds; ``lo = hi`` is the one point), or any bounded
+        domain :func:`~semialgebraic.sets.api_domain` takes (a box with its own sides ∩
+        half-spaces, a bounded Polyhedron), walked as a polyhedron.
     timeout, max_regions : optional
         Budget of the region walk (or pass *budget*).
     progress : bool, optional
@@ -93,8 +93,9 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     Raises
     ------
     InputError
-        If the signatures differ, *box* is not a box or a bounded Domain, or has an empty
-        interior.
+        If the signatures differ, *box* is not a bounded domain, or is a domain other than a
+        cube with an empty interior (a box with a side of width 0, half-spaces meeting in a
+        face).
     CertificateError
         If an LP on a bounded region is not optimal (a bug in netfibers).
 
@@ -107,9 +108,11 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     >>> dev.value, dev.point, dev.complete
     (1, (2,), True)
     """
+    require_network(a, "max_deviation", "a")
+    require_network(b, "max_deviation", "b")
     if a.signature != b.signature:
         raise InputError(f"the networks have different signatures {a.signature} and {b.signature}")
-    dom = normalize_domain(box, a.n_inputs, polyhedral=True)
+    dom = normalize_domain(api_domain(box, a.n_inputs), a.n_inputs, polyhedral=True)
     if isinstance(dom, Domain):
         if None in dom.lo + dom.hi:
             raise InputError("max_deviation needs a bounded domain (every side of its box finite)")

@@ -105,7 +105,7 @@ import numpy as np
 
 from algebra.exceptions import DimensionMismatchError, InputError
 from algebra.linalg import QMatrix
-from algebra.network import Network
+from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget, Progress, checkpoint
@@ -230,6 +230,12 @@ class RegionWalk:
             self.stop()
             raise StopIteration from None
 
+    def __repr__(self) -> str:
+        state = ("complete" if self.complete else f"stopped: {self.budget.reason}"
+                 if self.budget.reason else "not finished: iterate over it")
+        widths = "-".join(map(str, self.net.widths))
+        return f"<RegionWalk of a {widths} network: {self.count} region(s) walked, {state}>"
+
     def stop(self) -> None:
         """End the walk here (a Ctrl-C: ``budget.interrupt()``), its regions so far kept."""
         self.budget.interrupt()
@@ -310,7 +316,8 @@ def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int 
     ----------
     net : Network
     domain : Polyhedron, optional
-        Input domain (box, orthant, any polyhedron); all of Q^d when omitted.
+        Input domain (box, orthant, any polyhedron); all of Q^d when omitted.  Any other
+        spelling of :func:`~semialgebraic.sets.api_domain` too (``(lo, hi)``, ``"orthant"``, …).
     max_regions, timeout : optional
         Budget (ignored when *budget* is given): the iterator then ends early, the returned
         walk has ``complete == False`` and ``budget.reason`` is set.  Ctrl-C ends it the same way.
@@ -341,6 +348,7 @@ def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int 
     >>> sorted(r.pattern for r in walk), walk.complete
     ([(-1, 1), (1, -1), (1, 1)], True)
     """
+    domain = _polyhedron(net, domain, "regions")
     if domain is not None and domain.dim_ambient != net.n_inputs:
         raise DimensionMismatchError("regions: domain dimension", domain.dim_ambient, net.n_inputs)
     if budget is None:
@@ -357,7 +365,8 @@ def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = 
     x : sequence of rationals
         A point (length ``net.n_inputs``).
     domain : Polyhedron, optional
-        Input domain; all of Q^d when omitted.
+        Input domain; all of Q^d when omitted (or any spelling of
+        :func:`~semialgebraic.sets.api_domain`).
 
     Returns
     -------
@@ -378,7 +387,7 @@ def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = 
     >>> region_at(net, ["1/2"]).pattern
     (1, 1)
     """
-    eng = _Engine(net, domain)
+    eng = _Engine(net, _polyhedron(net, domain, "region_at"))
     x = tuple(to_q(v) for v in x)
     if len(x) != net.n_inputs:
         raise DimensionMismatchError("region_at", len(x), net.n_inputs)
@@ -386,6 +395,17 @@ def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = 
     if p is None:
         raise InputError("the point lies on a region boundary (or outside the domain's interior)")
     return eng.region(p, x)
+
+
+def _polyhedron(net, domain, what: str):
+    """*domain* in any spelling the Python API takes (:func:`semialgebraic.sets.api_domain`:
+    ``(lo, hi)``, ``"orthant"``, a Domain, …) as the walk's Polyhedron, None for R^d (the s48
+    API audit: ``number_of_regions(net, domain=(-1, 1))`` raised a bare AttributeError)."""
+    require_network(net, what)
+    if domain is None or isinstance(domain, Polyhedron):
+        return domain
+    from ..sets.domains import polyhedron_of
+    return polyhedron_of(domain, net.n_inputs)
 
 
 def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
@@ -396,7 +416,8 @@ def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
     ----------
     net : Network
     domain : Polyhedron, optional
-        Input domain; all of Q^d when omitted.
+        Input domain; all of Q^d when omitted (or any spelling of
+        :func:`~semialgebraic.sets.api_domain`).
     max_regions, timeout : optional
         Budget of the walk (:func:`regions`).
 

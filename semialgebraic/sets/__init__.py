@@ -9,9 +9,10 @@
 """
 
 from .basic import GROEBNER_LIMITS, BasicSet, Dimension, SemialgebraicSet
-from .domains import (domain_spec, in_domain, interior_point, normalize_domain, random_batch, random_point,
+from .domains import (DOMAIN_FORMS, api_domain, domain_spec, in_domain, interior_point, normalize_domain,
+                      polyhedron_of, random_batch, random_point,
                       tighten)
 from .polyhedra import Polyhedron
 
 __all__ = ["BasicSet", "Dimension", "SemialgebraicSet", "GROEBNER_LIMITS", "Polyhedron",
-           "normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point", "tighten"]
+           "api_domain", "polyhedron_of", "DOMAIN_FORMS", "normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point", "tighten"]

@@ -35,8 +35,133 @@ from ..lp import optimize
 from ..lp.floatlp import dense_max
 from .polyhedra import Polyhedron
 
-__all__ = ["normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point",
+__all__ = ["api_domain", "polyhedron_of", "normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point",
            "tighten"]
+
+
+DOMAIN_FORMS = ("None or 'R^d' (all of R^d), 'orthant', (lo, hi) (the cube), per-coordinate "
+                "[(lo_1, hi_1), ...], a --box text such as '-1,1' or '0:1,-2:2', "
+                "{'box': ...}, {'orthant': True}, a domain JSON ({'box' or 'lo'/'hi', "
+                "'halfspaces'}), a Domain or a Polyhedron")
+"""Every spelling of a domain the Python API takes (:func:`api_domain`), for its messages."""
+
+_WHOLE = {"r^d", "rd", "r", "whole", "all", "none"}
+
+
+def api_domain(domain: Any, d: int) -> Domain:
+    """A user's domain argument, in any spelling the Python API takes, as one exact
+    :class:`~algebra.kernel.domains.Domain` of dimension *d* (the s48 API audit: each entry point
+    took its own subset, ``number_of_regions(net, domain=(-1, 1))`` raised a bare
+    AttributeError, and a :class:`Polyhedron` was refused by all the others).
+
+    Accepted (:data:`DOMAIN_FORMS`): a Domain; a :class:`Polyhedron` ``A x <= b`` (rows with one
+    non-zero coefficient become the box's sides); ``None``, ``"R^d"`` or ``"whole"``;
+    ``"orthant"``; the cube ``(lo, hi)``; per-coordinate ``[(lo_1, hi_1), …]``; a numpy array of
+    either; a ``--box`` text (``"-1,1"``, ``"0:1,-2:2"``); ``{"orthant": True}``; ``{"box": [lo,
+    hi]}`` or ``{"box": [[lo_1, hi_1], …]}``; the domain JSON of ``--box FILE.json``
+    (``"halfspaces"``, ``"lo"``/``"hi"``, open sides ``None``).  Numbers are exact (int,
+    Fraction, ``"1/3"``, ``"0.1"`` = 1/10; a float is an :class:`InexactInputError`); an unknown
+    key, a wrong count or ``lo > hi`` is an :class:`InputError`.
+
+    >>> api_domain((0, "1/2"), 2).describe(), api_domain("R^d", 3).describe()
+    ('the cube [0, 1/2]^2', 'R^3')
+    >>> api_domain(Polyhedron.box(2, -1, 1), 2) == api_domain("-1,1", 2)
+    True
+    >>> api_domain({"box": [[0, 1], [0, None]], "halfspaces": [{"a": [1, 1], "b": 1}]}, 2).describe()
+    'the box [0, 1] x [0, inf) cut by 1 half-space'
+    """
+    if isinstance(domain, Domain):
+        if domain.dim != d:
+            raise InputError(f"the domain has dimension {domain.dim}, the networks take {d} inputs")
+        return domain
+    if isinstance(domain, Polyhedron):
+        if domain.dim_ambient != d:
+            raise InputError(f"the polyhedron has dimension {domain.dim_ambient}, the networks take "
+                             f"{d} inputs")
+        return _polyhedron_domain(domain)
+    if domain is None:
+        return Domain.whole(d)
+    if isinstance(domain, str):
+        key = domain.strip().lower().replace(" ", "")
+        if key in _WHOLE or key == f"r^{d}":
+            return Domain.whole(d)
+        if key == "orthant":
+            return Domain.orthant(d)
+        from algebra.io.domain_text import parse_domain_text
+        try:
+            return parse_domain_text(d, box=domain, options=("domain", "--ball", "--orthant"))
+        except InputError as exc:
+            raise InputError(f"unknown domain {domain!r} ({exc}); a domain is {DOMAIN_FORMS}") from None
+    if isinstance(domain, dict):
+        if domain == {"orthant": True}:
+            return Domain.orthant(d)
+        box = domain.get("box")
+        if set(domain) == {"box"} and isinstance(box, (list, tuple)) and len(box) == 2 and \
+                not isinstance(box[0], (list, tuple)):
+            return api_domain(tuple(box), d)            # {"box": [lo, hi]}: the cube
+        from algebra.io.domain_text import domain_from_data
+        data = {k: ([list(p) if isinstance(p, tuple) else p for p in v]
+                    if isinstance(v, (list, tuple)) else v) for k, v in domain.items()}
+        return domain_from_data(data, d, repr(domain)[:80], "domain")
+    if hasattr(domain, "tolist") and not isinstance(domain, (list, tuple)):
+        domain = domain.tolist()                        # a numpy array
+    if isinstance(domain, list) and len(domain) == 2 and not isinstance(domain[0], (list, tuple)):
+        domain = tuple(domain)
+    if isinstance(domain, tuple) and len(domain) == 2 and not isinstance(domain[0], (list, tuple)):
+        lo, hi = to_q(domain[0]), to_q(domain[1])
+        if lo > hi:
+            raise InputError(f"box lower bound {q_str(lo)} exceeds upper bound {q_str(hi)}")
+        return Domain.cube(d, lo, hi)
+    if isinstance(domain, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2
+                                                 for p in domain):
+        if len(domain) != d:
+            raise InputError(f"a box with its own sides is {d} intervals (lo, hi), one per input; "
+                             f"got {len(domain)}")
+        return Domain.from_box([(to_q(lo), to_q(hi)) for lo, hi in domain])
+    raise InputError(f"unknown domain {domain!r}: a domain is {DOMAIN_FORMS}")
+
+
+def _polyhedron_domain(P: Polyhedron) -> Domain:
+    """``A x <= b`` as a Domain: a row with one non-zero coefficient bounds its coordinate, the
+    other rows stay half-spaces; a zero row ``0 <= b`` is dropped, or (b < 0) the empty domain is
+    an :class:`InputError`."""
+    d = P.dim_ambient
+    lo, hi, halfspaces = [None] * d, [None] * d, []
+    for i in range(P.A.nrows):
+        a, b = P.A.row_at(i), P.b[i]
+        nz = [k for k, v in enumerate(a) if v != 0]
+        if not nz:
+            if b < 0:
+                raise InputError(f"the polyhedron is empty (its row {i} reads 0 <= {q_str(b)})")
+            continue
+        if len(nz) > 1:
+            halfspaces.append((tuple(a), b))
+            continue
+        k = nz[0]
+        v = b / a[k]
+        if a[k] > 0:
+            hi[k] = v if hi[k] is None else min(hi[k], v)
+        else:
+            lo[k] = v if lo[k] is None else max(lo[k], v)
+    for k in range(d):
+        if lo[k] is not None and hi[k] is not None and lo[k] > hi[k]:
+            raise InputError(f"the polyhedron is empty (coordinate {k}: {q_str(lo[k])} <= x_{k} <= "
+                             f"{q_str(hi[k])})")
+    return Domain(lo, hi, halfspaces)
+
+
+def polyhedron_of(domain: Any, d: int) -> Polyhedron | None:
+    """Any domain :func:`api_domain` takes as a :class:`Polyhedron` (``None`` for R^d): the
+    form of the region walk's ``domain``."""
+    if isinstance(domain, Polyhedron):
+        if domain.dim_ambient != d:
+            raise InputError(f"the polyhedron has dimension {domain.dim_ambient}, the network takes "
+                             f"{d} inputs")
+        return domain
+    rows = api_domain(domain, d).rows()
+    if not rows:
+        return None
+    return Polyhedron([[-v for v in r[:-1]] for r in rows], [r[-1] for r in rows], d)
 
 
 def normalize_domain(domain: Any, d: int, polyhedral: bool = False):

@@ -71,7 +71,7 @@ from functools import cached_property
 from typing import Sequence
 
 from algebra.linalg import IntegerImage, QMatrix
-from algebra.network import Network
+from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json, to_q
 from algebra.symmetries.neurons import merge_by_hyperplane, probe_vector
 
@@ -295,6 +295,7 @@ def raw_keys(net: Network) -> list:
 
 def network_parts(net: Network):
     """``(W, b, V, c)`` of a one-hidden-layer network; NotApplicableError for other depths."""
+    require_network(net, "the shallow canonical form")
     if net.depth != 2:
         raise NotApplicableError("shallow", f"needs exactly one hidden layer, got {net.depth - 1}")
     (W, b), (V, c) = net.layer(0), net.layer(1)

@@ -15,7 +15,7 @@ import math
 import random
 
 from algebra.linalg import IntegerImage, QMatrix
-from algebra.network import Network
+from algebra.network import Network, require_network
 from algebra.rationals import Q
 from algebra.symmetries.neurons import probe_vector
 
@@ -83,6 +83,8 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
     >>> w.answer, w.certificate["type"]
     (False, 'counterexample')
     """
+    require_network(a, "equivalent_shallow", "a")
+    require_network(b, "equivalent_shallow", "b")
     v = _equivalent_shallow(a, b, orthant, certify)
     if verify and v.certificate is not None:
         require_valid(v.certificate, _verify)

@@ -72,8 +72,15 @@ def test_abs_vs_identity_on_domains(domain, expected):
         assert ABS(x) != LINEAR(x)
 
 
-@pytest.mark.parametrize("domain", [S.Polyhedron.box(1, -1, 1), "R^d", "orthants", (1, 0),
-                                    (0.5, 1)])
+def test_polyhedron_and_r_d_are_domains_too():
+    # (s48 API audit: a Polyhedron was refused by every function but regions, "R^d" by equivalent)
+    cube, whole = S.equivalent(ABS, ABS2, domain=(-1, 1)), S.equivalent(ABS, ABS2)
+    assert S.equivalent(ABS, ABS2, domain=S.Polyhedron.box(1, -1, 1)).answer is cube.answer
+    assert S.equivalent(ABS, ABS2, domain="R^d").answer is whole.answer
+
+
+@pytest.mark.parametrize("domain", ["orthants", (1, 0), (0.5, 1), {"box": [-1, 1], "x": 1},
+                                    S.Polyhedron.box(2, -1, 1)])
 def test_unsupported_domains_are_input_errors(domain):
     with pytest.raises((S.SemialgebraicError, ValueError, TypeError)):
         S.equivalent(ABS, ABS2, domain=domain)
