@@ -26,7 +26,7 @@ from algebra.io.frameworks import roundings
 from .certificates import jsonable
 from .certificates import _json as _certjson
 
-__all__ = ["Hypothesis", "Verdict", "reader_hypotheses", "witness_text"]
+__all__ = ["Hypothesis", "Verdict", "reader_hypotheses", "with_reader_hypotheses", "witness_text"]
 
 
 def witness_text(witness) -> str:
@@ -106,6 +106,15 @@ def reader_hypotheses(*nets, names=("a", "b")) -> tuple[Hypothesis, ...]:
         out += [Hypothesis(f"{name + ': ' if name else ''}read with a rounding: {note}", True,
                            {"kind": "reader rounding"}) for note in roundings(net)]
     return tuple(out)
+
+
+def with_reader_hypotheses(v: Verdict, *nets, names=("a", "b")) -> Verdict:
+    """*v* with the readers' roundings of *nets* (:func:`reader_hypotheses`) among its
+    hypotheses, those it lacks appended (the s48 API audit: ``identify`` of a net read with a
+    folded BatchNorm did not say it)."""
+    import dataclasses
+    extra = tuple(h for h in reader_hypotheses(*nets, names=names) if h not in v.hypotheses)
+    return dataclasses.replace(v, hypotheses=tuple(v.hypotheses) + extra) if extra else v
 
 
 def _summarized(obj: Any) -> Any:

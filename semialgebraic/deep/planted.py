@@ -36,7 +36,7 @@ from algebra.symmetries.orthant import LinearBlock
 from ..budget import checkpoint
 from ..certificates import symmetry_path_certificate
 from ..shallow.identifiability import flip_sets
-from ..verdict import Hypothesis, Verdict
+from ..verdict import Hypothesis, Verdict, with_reader_hypotheses
 from ..verify import verify as _verify
 
 __all__ = ["identifiability_deep", "planted_copies", "certified_copy", "symmetry_facts_deep"]
@@ -181,7 +181,12 @@ def identifiability_deep(net: Network, *, budget=None, context: str = "") -> Ver
     independent checker accepts as a symmetry path to a parameter outside the S1 + S2 orbit;
     otherwise undecided (no identifiability theory covers *net*).  *context*: why the exact
     theories did not decide (said in the undecided reason).  A network without hidden layers is
-    identifiable: x -> W x + b determines W and b (session 39: it was "undecided")."""
+    identifiable: x -> W x + b determines W and b (session 39: it was "undecided").  The
+    readers' roundings of *net* are among the verdict's hypotheses."""
+    return with_reader_hypotheses(_identifiability_deep(net, budget, context), net)
+
+
+def _identifiability_deep(net: Network, budget, context: str) -> Verdict:
     if net.depth == 1:
         from ..certificates import affine_identifiability_certificate
         return Verdict(True, "affine", "no hidden layer: x -> W x + b determines W and b (the "

@@ -46,7 +46,7 @@ from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
 from .. import lp
 from ..absorption.find_s import find_s
 from ..budget import Budget, checkpoint
-from ..verdict import Hypothesis, Verdict
+from ..verdict import Hypothesis, Verdict, with_reader_hypotheses
 from .equivalence import equivalent_shallow
 
 __all__ = ["identifiability_shallow", "orbit_key", "symmetry_facts", "MAX_NULLITY"]
@@ -80,7 +80,12 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
     """
     if net.depth != 2:
         raise ValueError("R41 is about networks with one hidden layer")
-    budget = budget or Budget()
+    return with_reader_hypotheses(_identifiability_shallow(net, verify, max_nullity, budget or Budget()),
+                                  net)
+
+
+def _identifiability_shallow(net, verify, max_nullity, budget) -> Verdict:
+    """:func:`identifiability_shallow`'s decision (the readers' roundings added by it)."""
     neurons, c = hidden_neurons(net, 0)
     n = len(neurons)
     unread = [i for i, (_, _, v) in enumerate(neurons) if all(x == 0 for x in v)]
