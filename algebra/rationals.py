@@ -122,8 +122,19 @@ def to_q(x: object) -> fmpq:
                                    "exactly (algebra.io.network_from_tensors reads whole arrays "
                                    f"of them, as weight files are read); pass \"{float(x)!r}\" "
                                    "for the decimal it prints as")
-    if hasattr(x, "__index__"):  # numpy integer scalars
-        return to_q(operator.index(x))
+    dtype = getattr(x, "dtype", None)      # a torch tensor, a 0-d numpy array (s48 API audit:
+    if dtype is not None and ("float" in str(dtype) or getattr(dtype, "is_floating_point", False)):
+        raise InexactInputError(x, "a tensor or array of floats holds binary values: "   # a bare
+                                   "from_float(float(x)) gives one exactly; Network.from_torch "
+                                   "reads a module, algebra.io.network_from_tensors whole "
+                                   "arrays")                          # TypeError from torch)
+    if hasattr(x, "__index__"):  # numpy integer scalars, integer tensors of one element
+        try:
+            i = operator.index(x)
+        except TypeError:
+            i = None
+        if i is not None:
+            return to_q(i)
     raise ParseError(x, f"cannot read a {type(x).__name__} as a rational number")
 
 

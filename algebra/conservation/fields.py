@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from ..exceptions import DimensionMismatchError
+from ..exceptions import DimensionMismatchError, InputError
 from ..linalg import QMatrix
+from ..linalg.qmatrix import to_q_list
 from ..network import Network
 from ..polynomials import Polynomial, Ring
 from ..rationals import Q, to_q
@@ -95,7 +96,7 @@ def _normalize(net: Network, samples) -> tuple[Sample, ...]:
         out = samples
     elif isinstance(samples, Mapping):
         out = tuple(Sample(tuple(int(v) for v in p),
-                           None if pts is None else tuple(tuple(to_q(v) for v in x) for x in pts))
+                           None if pts is None else tuple(tuple(to_q_list(x)) for x in pts))
                     for p, pts in samples.items())
     else:
         out = []
@@ -109,9 +110,17 @@ def _normalize(net: Network, samples) -> tuple[Sample, ...]:
         if len(s.pattern) != net.n_hidden:
             raise DimensionMismatchError("pattern", len(s.pattern), f"{net.n_hidden} hidden neurons")
         if s.points is not None:
+            mask = [v > 0 for v in s.pattern]
             for x in s.points:
                 if len(x) != net.n_inputs:
                     raise DimensionMismatchError("sample point", len(x), net.n_inputs)
+                # the field at x is the gradient there only if x has the pattern's active set
+                # (s48 API audit: a point outside its pattern gave a count about no data)
+                if [v > 0 for v in net.activation_pattern(x)] != mask:
+                    raise InputError(f"the point {[str(v) for v in x]} does not have the pattern "
+                                     f"{list(s.pattern)} (its pattern is "
+                                     f"{list(net.activation_pattern(x))}): group points by "
+                                     "samples_from_points(net, points)")
     return out
 
 

@@ -92,7 +92,7 @@ def load(path: str | Path, **options):
 def save(obj, path: str | Path, **options) -> None:
     """Write *obj* as native JSON (Network or block), or a Network as ``.npz``/``.safetensors``.
 
-    Binary writers take ``dtype="float32"`` (default) or ``"float64"`` and refuse, naming the
+    Binary writers take ``dtype="float32"`` (default), ``"float64"`` or ``"float16"`` and refuse, naming the
     first offender, any parameter that is not exactly representable.  Nothing is written on
     failure.
 
@@ -103,7 +103,7 @@ def save(obj, path: str | Path, **options) -> None:
     path : str or Path
         ``.json`` (exact, any rational) or ``.npz`` / ``.safetensors`` (Networks only).
     **options
-        ``dtype="float32"`` or ``"float64"`` for the binary formats.
+        ``dtype="float32"``, ``"float64"`` or ``"float16"`` for the binary formats.
 
     Raises
     ------

@@ -301,6 +301,22 @@ def _decimal_array(m: object, ncols: int | None):
     return N, 10 ** k
 
 
+_NETWORK_KEYS = ("format", "version", "activation", "inputs", "layers", "comment")
+"""The keys of a network's JSON; other keys (a "name", a "description") are ignored unless
+they look like a misspelling of one of these (:func:`_close_key`)."""
+_LAYER_KEYS = {"weight", "bias", "name", "comment"}
+
+
+def _close_key(key, known) -> str | None:
+    """The known key *key* most likely misspells (``activaton``, ``Layers``), or None."""
+    import difflib
+    k = str(key).lower()
+    if k in known:
+        return k
+    m = difflib.get_close_matches(k, known, n=1, cutoff=0.75)
+    return m[0] if m else None
+
+
 def network_from_dict(data: object, source: str | None = None) -> Network:
     """Build a :class:`Network` from the native JSON structure, with exact error messages (a
     :class:`Network`, e.g. one rebuilt from a certificate's sidecar, is returned as it is)."""
@@ -314,6 +330,11 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
     version = data.get("version", 1)
     if version != 1:
         raise InputError(f"unsupported version {version!r} (this netfibers reads version 1)", source)
+    near = {k: _close_key(k, _NETWORK_KEYS) for k in data if k not in _NETWORK_KEYS}
+    near = {k: m for k, m in near.items() if m}
+    if near:                  # a misspelt key must not leave its default in place (s48 API audit:
+        k, m = next(iter(near.items()))          # "activaton": "tanh" was read as a ReLU net)
+        raise InputError(f"unknown key {k!r} (did you mean {m!r}?)", source)
     act = data.get("activation", "relu")
     if not isinstance(act, str):
         raise InputError(f"activation must be a string, got {type(act).__name__}", source)
@@ -338,6 +359,11 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
     for l, layer in enumerate(layers, start=1):
         if not isinstance(layer, dict) or "weight" not in layer:
             raise InputError("each layer needs 'weight' (and optionally 'bias')", source, f"layer {l}")
+        extra = sorted(set(layer) - _LAYER_KEYS, key=str)
+        if extra:             # ("biases": [...] was ignored and the bias read as 0: s48 API audit)
+            raise InputError(f"unknown key(s) {', '.join(map(repr, extra))} in a layer (a layer "
+                             "has 'weight' and optionally 'bias'; a missing bias is 0)", source,
+                             f"layer {l}")
         arr = _decimal_array(layer["weight"], prev)
         w = arr[0] if arr is not None else parse_matrix(layer["weight"], f"layer {l} weight",
                                                         source, (None, prev))

@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 from flint import fmpq, fmpq_mat, fmpz, fmpz_mat
 
-from ..exceptions import DimensionMismatchError, SingularMatrixError
+from ..exceptions import DimensionMismatchError, InputError, SingularMatrixError
 from ..rationals import q_str, to_q
 
 __all__ = ["QMatrix", "IntMatrix", "common_denominator", "to_q_list"]
@@ -35,7 +35,12 @@ _FMPQ_ONLY = {fmpq}
 
 
 def to_q_list(xs) -> list:
-    """*xs* as a list of ``fmpq`` (:func:`to_q` on each entry unless all already are)."""
+    """*xs* as a list of ``fmpq`` (:func:`to_q` on each entry unless all already are); a string
+    or a single number is an :class:`InputError` (s48 API audit: ``net("12")`` was evaluated at
+    (1, 2), ``net(1)`` and a scalar bias raised a bare TypeError)."""
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise InputError(f"expected a vector (a sequence of numbers), got {type(xs).__name__} "
+                         f"{xs!r}"[:200])
     xs = list(xs)
     if set(map(type, xs)) <= _FMPQ_ONLY:
         return xs
