@@ -25,13 +25,13 @@ import importlib as _importlib
 
 _ALGEBRA = ("AlgebraError", "DimensionMismatchError", "IncompatibleRingError",
             "InexactInputError", "InputError", "MissingDependencyError", "ParseError",
-            "SingularMatrixError", "Q", "from_float", "q_json", "q_str", "to_q",
-            "QMatrix", "Polynomial", "Ring", "parameter_ring", "Network", "load", "save",
+            "SingularMatrixError", "Q", "from_float", "q_json", "q_str", "to_fraction", "to_q",
+            "QMatrix", "Polynomial", "Ring", "parameter_ring", "Network", "Domain", "Block", "load", "save",
             "Laws", "conservation_laws", "__version__")
 _SEMIALGEBRAIC = (
     "BudgetExceededError", "CertificateError", "InfeasibleError", "NonGenericError",
     "NotApplicableError", "SemialgebraicError", "UnboundedError", "UndecidedError",
-    "Hypothesis", "Verdict", "BasicSet", "Dimension", "SemialgebraicSet", "Polyhedron",
+    "Hypothesis", "Verdict", "Budget", "BasicSet", "Dimension", "SemialgebraicSet", "Polyhedron",
     "feasible", "is_feasible", "optimize", "Region", "number_of_regions", "regions",
     "canonical_form", "equivalent_shallow", "equivalent_bottleneck", "identifiability",
     "structure", "Fiber", "fiber", "could_be_equivalent", "equivalent", "is_equivalent",

@@ -9,6 +9,7 @@ defined?" has a one-hop answer.
 from .exceptions import (BudgetExceededError, CertificateError, InfeasibleError, NonGenericError,
                          NotApplicableError, SemialgebraicError, UnboundedError, UndecidedError)
 from .verdict import Hypothesis, Verdict
+from .budget import Budget
 from .sets import BasicSet, Dimension, Polyhedron, SemialgebraicSet
 from .lp import feasible, is_feasible, optimize
 from .regions import Region, number_of_regions, regions
@@ -25,7 +26,7 @@ from .deep import identifiability    # any network: R41/R42, R18, planted copies
 __all__ = [
     "BudgetExceededError", "CertificateError", "InfeasibleError", "NonGenericError",
     "NotApplicableError", "SemialgebraicError", "UnboundedError", "UndecidedError",
-    "Hypothesis", "Verdict", "BasicSet", "Dimension", "SemialgebraicSet", "Polyhedron",
+    "Hypothesis", "Verdict", "Budget", "BasicSet", "Dimension", "SemialgebraicSet", "Polyhedron",
     "feasible", "is_feasible", "optimize", "Region", "number_of_regions", "regions",
     "canonical_form", "equivalent_shallow", "equivalent_bottleneck", "identifiability",
     "structure", "Fiber", "fiber", "could_be_equivalent", "equivalent", "is_equivalent",

@@ -152,6 +152,12 @@ class ShallowFiberComponent:
     def dimension(self) -> Dimension:
         return self._dim
 
+    def __repr__(self) -> str:
+        dim = getattr(self._dim, "value", None)
+        return (f"<ShallowFiberComponent {self.label}: dimension {self._dim if dim is None else dim}, "
+                f"{len(self.equalities)} equalities, {len(self.positive)} strict and "
+                f"{len(self.nonnegative)} weak inequalities>")
+
     def contains(self, point) -> bool:
         """Exact membership of a parameter vector or a Network (no permutation applied)."""
         if self.ring is None:
