@@ -42,7 +42,12 @@ GRAPH_READERS.update(dict.fromkeys(KERAS_SUFFIXES, (load_keras, keras_arrays)))
 
 
 def load_json(path: str | Path, **options):
-    """Read a native JSON file: a network, or (``format: netfibers.block``) a block."""
+    """Read a native JSON file: a network, or (``format: netfibers.block``) a block.  It takes no
+    options: its activation, skip and shapes are in the file (an option was ignored silently:
+    s48 API audit)."""
+    if options:
+        raise InputError(f"{path}: unexpected option(s) {sorted(options)} for a native JSON file "
+                         "(its activation, skip and shapes are in the file)")
     data = read_json_text(path)
     if isinstance(data, dict) and data.get("format") == BLOCK_FORMAT:
         return block_from_dict(data, source=str(path))

@@ -6,12 +6,14 @@ result's (F11), misspelt keys of a network's JSON, exact numbers and their conve
 
 import json
 import random
+from pathlib import Path
 import time
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+import algebra
 import netfibers as nf
 from algebra.exceptions import InexactInputError, InputError
 from semialgebraic.exceptions import NotApplicableError
@@ -221,3 +223,9 @@ def test_conservation_laws_data_points_must_have_their_pattern():
         nf.conservation_laws(A, {(1, 1): [["-5"]]})
     with pytest.raises(InputError, match="a sequence of numbers"):
         nf.conservation_laws(A, {(1, 1): ["1/2"]})
+
+
+def test_load_of_a_native_json_file_takes_no_options():
+    # (load("net.json", activation="gelu") ignored the option; a weight file refuses unknown ones)
+    with pytest.raises(InputError, match="unexpected option"):
+        nf.load(Path(algebra.__file__).parent / "examples" / "t1_masked.json", activation="gelu")
