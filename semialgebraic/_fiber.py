@@ -183,7 +183,8 @@ def fiber(net: Network, *, domain=None, timeout: float | None = None) -> Fiber:
         except BudgetExhausted:
             raise BudgetExceededError(f"timeout of {timeout:g} s reached computing the fiber") from None
     require_network(net, "fiber")
-    if domain is not None and domain != "orthant":      # any spelling of R^d or the orthant
+    if domain is not None and not (isinstance(domain, str) and domain == "orthant"):   # any
+        # spelling of R^d or the orthant (an array's != is elementwise: isinstance first)
         kind = api_domain(domain, net.n_inputs).legacy_or_none()
         if kind not in (None, "orthant"):
             raise NotApplicableError("fiber", f"the domain {domain!r}: a fiber is described on R^d "
