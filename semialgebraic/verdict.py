@@ -60,14 +60,15 @@ class Hypothesis:
 
 @dataclass(frozen=True)
 class Verdict:
-    """Answer of a decision procedure, with its evidence."""
+    """Answer of a decision procedure, with its evidence (its repr leaves out the certificate and
+    the details, which can be megabytes: ``v.certificate``, ``v.to_json()``)."""
 
     answer: bool | None
     method: str
     reason: str
     hypotheses: tuple[Hypothesis, ...] = ()
-    certificate: dict | None = None
-    details: dict = field(default_factory=dict)
+    certificate: dict | None = field(default=None, repr=False)
+    details: dict = field(default_factory=dict, repr=False)
 
     def __bool__(self) -> bool:  # avoid silent truthiness of an undecided verdict
         raise TypeError("use verdict.answer (True/False/None), not bool(verdict)")

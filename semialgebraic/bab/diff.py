@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from algebra.exceptions import InputError
 from algebra.kernel import difference_network, drop_zero_neurons
@@ -146,7 +146,7 @@ class BabResult:
     nodes: int
     complete: bool
     reason: str
-    certificate: dict
+    certificate: dict = field(repr=False)     # (megabytes on a large net: out of the repr)
     checked: bool | None = None      # True: re-checked in-process; None: not (budget / no check)
     unbounded: bool = False
     ray: dict | None = None

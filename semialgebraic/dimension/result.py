@@ -29,7 +29,7 @@ class FunctionalDimension:
     deficits: tuple = ()
     complete_regions: bool = False
     samples: int = 0
-    details: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict, repr=False)   # (patterns, proofs: large)
     inputs: tuple = field(default=(), repr=False, compare=False)   # the exact inputs of the rank
     non_generic: str = ""      # why no input of the domain is a differentiable point (else "")
     nearby: tuple = ()         # non-generic: the values at explicit nearby parameters (dicts)
