@@ -128,6 +128,9 @@ def to_q(x: object) -> fmpq:
                                    "from_float(float(x)) gives one exactly; Network.from_torch "
                                    "reads a module, algebra.io.network_from_tensors whole "
                                    "arrays")                          # TypeError from torch)
+    if dtype is not None and ("bool" in str(dtype) or getattr(x, "ndim", 0) > 0):
+        raise ParseError(x, "a boolean is not a number" if "bool" in str(dtype) else
+                         "an array is not a number (one entry of it is)")
     if hasattr(x, "__index__"):  # numpy integer scalars, integer tensors of one element
         try:
             i = operator.index(x)

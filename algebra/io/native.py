@@ -302,8 +302,8 @@ def _decimal_array(m: object, ncols: int | None):
 
 
 _NETWORK_KEYS = ("format", "version", "activation", "inputs", "layers", "comment")
-"""The keys of a network's JSON; other keys (a "name", a "description") are ignored unless
-they look like a misspelling of one of these (:func:`_close_key`)."""
+"""The keys of a network's JSON; other keys (a "name", "comments") are ignored unless they look
+like a misspelling of one of the first five, which have defaults (:func:`_close_key`)."""
 _LAYER_KEYS = {"weight", "bias", "name", "comment"}
 
 
@@ -330,7 +330,7 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
     version = data.get("version", 1)
     if version != 1:
         raise InputError(f"unsupported version {version!r} (this netfibers reads version 1)", source)
-    near = {k: _close_key(k, _NETWORK_KEYS) for k in data if k not in _NETWORK_KEYS}
+    near = {k: _close_key(k, _NETWORK_KEYS[:5]) for k in data if k not in _NETWORK_KEYS}
     near = {k: m for k, m in near.items() if m}
     if near:                  # a misspelt key must not leave its default in place (s48 API audit:
         k, m = next(iter(near.items()))          # "activaton": "tanh" was read as a ReLU net)

@@ -170,7 +170,9 @@ class Domain:
             a = tuple(to_q(v) for v in a)
             if len(a) != len(lo):
                 raise InputError(f"domain: a half-space has {len(a)} coefficients, expected {len(lo)}")
-            hs.append((a, to_q(b)))
+            if all(v == 0 for v in a) and to_q(b) >= 0:
+                continue        # 0·x <= b, b >= 0: all of R^d, no side (a strict row 0 < 0 read
+            hs.append((a, to_q(b)))     # as an empty interior: s48 re-run audit N1)
         self.lo, self.hi = lo, hi
         self.halfspaces = tuple(hs)
         self._bounds = None                 # a proved bounding box (:meth:`tightened`), or None

@@ -38,9 +38,10 @@ def to_q_list(xs) -> list:
     """*xs* as a list of ``fmpq`` (:func:`to_q` on each entry unless all already are); a string
     or a single number is an :class:`InputError` (s48 API audit: ``net("12")`` was evaluated at
     (1, 2), ``net(1)`` and a scalar bias raised a bare TypeError)."""
-    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+    if isinstance(xs, (str, bytes, dict, set, frozenset)) or not hasattr(xs, "__iter__") or \
+            getattr(xs, "ndim", 1) == 0:          # (a dict was read as its keys, a set in its
         raise InputError(f"expected a vector (a sequence of numbers), got {type(xs).__name__} "
-                         f"{xs!r}"[:200])
+                         f"{xs!r}"[:200])          # own order; a 0-d array: a bare TypeError)
     xs = list(xs)
     if set(map(type, xs)) <= _FMPQ_ONLY:
         return xs

@@ -67,6 +67,8 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     fd : FunctionalDimension
         The result of :func:`functional_dimension` on *net* and *domain*.
     domain : None, "orthant", (lo, hi), per-coordinate [(lo_1, hi_1), ...] or any other box form of :func:`~semialgebraic.sets.api_domain`
+        The domain *fd* was computed on; by default *fd*'s own (R^d for a result that does not
+        record it).
     seconds : float, optional
         A hard time limit of the searches that record the proofs of the upper bound (a timeout
         only stops them; default none: the certificate depends only on *fd* and the work).
@@ -106,12 +108,12 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     >>> fd.value, cert["lower"], verify(cert)[0]
     (5, 5, True)
     """
-    dom = api_domain(domain, net.n_inputs)        # any spelling the API takes (s48 API audit)
-    if getattr(fd, "domain", None) is not None and fd.domain != dom:
-        raise InputError(f"fd is the functional dimension on {fd.domain.describe()}, the "  # (a
-                         f"certificate was asked for on {dom.describe()}: pass the domain "  # bug
-                         "functional_dimension was given (s48 API audit: this was an internal "
-                         "error)")                                     # report before: F11)
+    own = getattr(fd, "domain", None)             # the Domain fd is about (None: not recorded)
+    dom = own if domain is None and own is not None else api_domain(domain, net.n_inputs)
+    if own is not None and own != dom:            # (an internal error before: s48 API audit)
+        raise InputError(f"fd is the functional dimension on {own.describe()}, the certificate "
+                         f"was asked for on {dom.describe()}: pass the domain functional_dimension "
+                         "was given, or none (then fd's own)")
     if dom.box is not None and dom.as_cube is None:   # a box with its own sides: read on the cube
         if box_input_map(dom.lo, dom.hi) is None:
             raise InputError("a box with a side of width 0 (a slice): its certificate is built "

@@ -52,6 +52,15 @@ class Polyhedron:
         bb = tuple(to_q(v) for v in b)
         if len(bb) != M.nrows:
             raise DimensionMismatchError("Polyhedron: rows of A vs entries of b", M.nrows, len(bb))
+        # a row 0·x <= b with b >= 0 holds everywhere and bounds nothing: dropped (the walk's
+        # strict rows read 0 < 0 as an empty interior: number_of_regions was 0 where it is 4,
+        # s48 re-run audit N1); with b < 0 it stays (the empty set)
+        zero = [i for i in range(M.nrows) if bb[i] >= 0 and all(v == 0 for v in M.row_at(i))]
+        if zero:
+            keep = [i for i in range(M.nrows) if i not in set(zero)]
+            M = QMatrix.from_rows([M.row_at(i) for i in keep], ncols=M.ncols) if keep else \
+                QMatrix.zeros(0, M.ncols)
+            bb = tuple(bb[i] for i in keep)
         self.A, self.b = M, bb
         self._interior = None
 

@@ -230,3 +230,51 @@ def test_load_of_a_native_json_file_takes_no_options():
     # (load("net.json", activation="gelu") ignored the option; a weight file refuses unknown ones)
     with pytest.raises(InputError, match="unexpected option"):
         nf.load(Path(algebra.__file__).parent / "examples" / "t1_masked.json", activation="gelu")
+
+
+def test_a_zero_row_of_a_domain_bounds_nothing():
+    # (0·x <= 0 was read by the walk's strict rows as an empty interior: 0 regions; re-run N1)
+    P = nf.Polyhedron([[0, 0], [1, 0]], [0, 1], 2)
+    assert P.number_of_inequalities == 1
+    assert nf.number_of_regions(B, domain=P) == nf.number_of_regions(B, domain=nf.Polyhedron([[1, 0]], [1], 2))
+    assert nf.number_of_regions(A, domain=nf.Polyhedron([[0]], [0], 1)) == 3
+    assert nf.number_of_regions(A, domain=nf.Polyhedron([[0]], [-1], 1)) == 0      # empty
+    D = nf.Domain([-1, -1], [1, 1], [([0, 0], 0)])
+    assert D == nf.Domain.cube(2, -1, 1) and D.box == [(-1, 1), (-1, 1)]
+
+
+def test_functional_dimension_refuses_half_spaces_naming_the_cut_sandwich():
+    with pytest.raises(InputError, match="functional_dimension_on_cut"):
+        nf.functional_dimension(B, domain={"box": [[-1, 1], [-1, 1]],
+                                           "halfspaces": [{"a": [1, 1], "b": 5}]})
+
+
+def test_the_certificate_defaults_to_its_results_domain():
+    fd = nf.functional_dimension(B, domain=[(0, 1), (-2, 3)])
+    cert = nf.functional_dimension_certificate(B, fd)
+    assert nf.verify(cert)[0] and cert["domain"]["input_map"]["hi"] == [1, 3]
+    fd = nf.functional_dimension(B, domain=(0, 1))
+    assert nf.functional_dimension_certificate(B, fd)["domain"] == {"box": [0, 1]}
+
+
+@pytest.mark.parametrize("point", [np.array(3), {3: 1}, {3}], ids=["0-d", "dict", "set"])
+def test_a_point_that_is_not_a_sequence(point):
+    with pytest.raises(InputError, match="a sequence of numbers"):
+        nf.Network.from_rows([[[1]], [[1]]], [[0], [0]])(point)
+
+
+def test_arrays_and_booleans_are_not_numbers():
+    from algebra.exceptions import ParseError
+    for x in (np.array([3]), np.bool_(True)):
+        with pytest.raises(ParseError):
+            nf.to_q(x)
+    assert nf.to_q(np.array(3)) == 3 and nf.to_q(np.int8(-3)) == -3
+
+
+def test_a_comments_key_is_ignored_a_misspelt_format_is_not(tmp_path):
+    p = tmp_path / "n.json"
+    p.write_text(json.dumps({"comments": "mine", "layers": [{"weight": [[2]]}, {"weight": [[1]]}]}))
+    assert nf.load(p)([1]) == (2,)
+    p.write_text(json.dumps({"formats": "x", "layers": [{"weight": [[2]]}]}))
+    with pytest.raises(InputError, match="did you mean 'format'"):
+        nf.load(p)
