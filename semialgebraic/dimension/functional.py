@@ -236,7 +236,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     net : Network
     domain : None, "orthant", (lo, hi), [(lo_1, hi_1), ...], a Domain, or any other form of :func:`~semialgebraic.sets.api_domain`
         Half-spaces are not taken (:func:`~semialgebraic.dimension.sandwich.
-        functional_dimension_on_cut` bounds the value on a box cut by them, R37).
+        functional_dimension_on_cut` bounds the value on a box cut by them).
         A box with its own sides per coordinate is read on the cube ``[−1, 1]^d``
         (three-layer-fibers R36: the same functional dimension; ``fd``'s inputs are then points
         u of the cube, x = centre + half-width ⊙ u; certify with
@@ -293,7 +293,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         raise InputError("functional_dimension takes R^d, the orthant or a box (its sides per "
                          "coordinate, some of width 0); on a box cut by half-spaces: "
                          "semialgebraic.dimension.sandwich.functional_dimension_on_cut(net, lo, "
-                         "hi, halfspaces) (R37), as `netfibers dim --box FILE.json` runs it")
+                         "hi, halfspaces), as `netfibers dim --box FILE.json` runs it")
     kind = given.legacy_or_none()                 # in the older form where it has one
     domain = given if kind == "other" else kind
     budget = budget or Budget(timeout)
