@@ -118,15 +118,19 @@ def number_above(value, bound, exact: bool = False) -> str:
     return q_str(q)
 
 
-def apart(u, w, exact: bool = False) -> tuple[str, str]:
+def apart(u, w, exact: bool = False, short: bool = False) -> tuple[str, str]:
     """:func:`number` of two different values with the significant digits that tell them apart
-    (up to 40; then the exact rationals): "a(x) = 3, b(x) = ≈ 3.0000" hid a difference of 1e-6
-    (session 43's docs audit).
+    (up to 40; then the exact rationals, or with *short*, where the difference is printed beside
+    them, the usual digits marked as equal that far): "a(x) = 3, b(x) = ≈ 3.0000" hid a
+    difference of 1e-6 (session 43's docs audit); two 50-digit rationals for outputs 1e-46
+    apart were unreadable (s48 realuse audit).
 
     >>> apart(3, Q(3000001, 1000000))
     ('3', '≈ 3.000001')
     >>> apart(Q(1, 3), Q(2, 3))
     ('1/3', '2/3')
+    >>> apart(Q(1, 3), Q(1, 3) + Q(1, 10 ** 50), short=True)
+    ('1/3', '≈ 0.33333 (the same to 40 digits)')
     """
     a, b = to_q(u), to_q(w)
     if exact or a == b:
@@ -136,6 +140,8 @@ def apart(u, w, exact: bool = False) -> tuple[str, str]:
         if to_q(da) != to_q(db):
             return (q_str(a) if is_small(a) else "≈ " + da,
                     q_str(b) if is_small(b) else "≈ " + db)
+    if short:
+        return number(a), number(b) + " (the same to 40 digits)"
     return q_str(a), q_str(b)
 
 

@@ -280,7 +280,7 @@ def equiv_text(v, exact: bool = False) -> str:
         for o, (u, w) in enumerate(zip(ax, bx)):
             if u != w or len(ax) <= 4:
                 # digits enough to tell a(x) from b(x) ("a(x) = 3, b(x) = ≈ 3.0000": s43 docs audit)
-                su, sw = display.apart(u, w, exact)
+                su, sw = display.apart(u, w, exact, short=True)   # (a(x) − b(x) beside them)
                 lines.append(f"  output {o}: a(x) = {su}, b(x) = {sw}, a(x) - b(x) = "
                              f"{display.number(u - w, exact)}")
         if len(ax) > 4 and sum(u == w for u, w in zip(ax, bx)):
@@ -513,7 +513,7 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
         if (r.certificate or {}).get("type") == "symmetry_path":   # (bab.diff._symmetric_copy)
             text += " [decided by symmetry: b is a with neurons permuted and rescaled, S1, S2]"
         else:
-            text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]"
+            text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} node{'s' * (r.nodes != 1)}]"
         data = {**r.to_json(), **units}
         if walk:
             text += f"\n  {walk}"

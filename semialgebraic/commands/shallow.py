@@ -362,14 +362,17 @@ _ABOUT_A_AND_B = _EQUAL | {"counterexample", "bab_bound", "bab_cover", "bab_rece
 """Types whose numbers may show something of ``max |a − b|`` (``verify --epsilon``)."""
 
 
-def _epsilon_verdict(cert: dict, eps) -> tuple[bool | None, str]:
+def _epsilon_verdict(cert: dict, eps, pair=None) -> tuple[bool | None, str]:
     """What a VALID certificate shows of ``max_o max_x |a_o − b_o| <= eps`` on its domain: True
     (a = b there, or its certified upper bound is <= eps), False (a point it certifies, or its
     +inf claim, is above eps), None (its numbers show neither), with the sentence saying which
     number showed it.  From the certified numbers only: a bound certificate's ``upper`` counts
     only under its upper-bound claim, its ``lower`` only with the ``point`` the checker
-    evaluated, a counterexample's deviation from the outputs ``a_x``, ``b_x`` it re-computed."""
+    evaluated, a counterexample's deviation from the outputs ``a_x``, ``b_x`` it re-computed.
+    *pair* writes a compared pair of numbers (default exact; the text uses digits that tell them
+    apart: "≈5.0542e-5 > ≈5.0542e-5" was printed for 5.05422e-5 > 5.0542e-5, s48 realuse audit)."""
     from algebra.rationals import to_q
+    pair = pair or (lambda u, w: (str(u), str(w)))
     kind, claim = cert.get("type"), str(cert.get("claim", ""))
     if kind in _EQUAL:
         return True, f"a = b on its domain ({claim}): max |a - b| = 0 <= {eps}"
@@ -378,7 +381,7 @@ def _epsilon_verdict(cert: dict, eps) -> tuple[bool | None, str]:
             return None, "a and b have different signatures: no deviation to compare"
         dev = max((abs(to_q(u) - to_q(v)) for u, v in zip(cert["a_x"], cert["b_x"])), default=None)
         if dev is not None and dev > eps:
-            return False, f"|a - b| = {dev} > {eps} at its point"
+            return False, "|a - b| = {} > {} at its point".format(*pair(dev, eps))
         return None, f"its point's deviation {dev} is <= {eps}: it shows nothing of the maximum"
     if kind not in _ABOUT_A_AND_B:
         return None, f"a {kind} certificate says nothing of max |a - b|"
@@ -386,11 +389,11 @@ def _epsilon_verdict(cert: dict, eps) -> tuple[bool | None, str]:
         return False, f"sup |a - b| = +inf > {eps} on its domain"
     lower = None if cert.get("point") is None or cert.get("lower") is None else to_q(cert["lower"])
     if lower is not None and lower > eps:
-        return False, f"max |a - b| >= {lower} > {eps} (attained at its point)"
+        return False, "max |a - b| >= {} > {} (attained at its point)".format(*pair(lower, eps))
     upper = (to_q(cert["upper"]) if "<= upper" in claim and cert.get("upper") not in (None, "inf")
              else None)
     if upper is not None and upper <= eps:
-        return True, f"max |a - b| <= {upper} <= {eps} on its domain"
+        return True, "max |a - b| <= {} <= {} on its domain".format(*pair(upper, eps))
     shown = [f"{n} {v}" for n, v in (("lower", lower), ("upper", upper)) if v is not None]
     verb = "leaves" if len(shown) == 1 else "leave"
     return None, f"its certified {' and '.join(shown) or 'numbers'} {verb} {eps} open"
@@ -495,9 +498,13 @@ def cmd_verify(args) -> int:
         answer, how = _epsilon_verdict(cert, eps)
         data.update({"epsilon": str(eps), "epsilon_answer": answer, "epsilon_reason": how})
         code = {True: 0, False: 1, None: 3}[answer]
-        said = {True: f"it proves max |a - b| <= {eps}", False: f"it proves max |a - b| > {eps}",
-                None: f"it does not decide max |a - b| <= {eps}"}[answer]
-        shown2 = display.in_sentence(how, getattr(args, "exact", False))
+        typed = str(args.epsilon).strip()              # the user's spelling (25271/500000000 was
+        said = {True: f"it proves max |a - b| <= {typed}",          # printed for 5.0542e-5)
+                False: f"it proves max |a - b| > {typed}",
+                None: f"it does not decide max |a - b| <= {typed}"}[answer]
+        exact = getattr(args, "exact", False)
+        shown2 = display.in_sentence(_epsilon_verdict(cert, eps, lambda u, w: display.apart(u, w, exact))[1],
+                                     exact)
         text += f"\n{said}: {shown2}"
         abbreviated = abbreviated or shown2 != how
     emit(args, data, text + (f"\n{display.EXACT_NOTE}" if abbreviated else ""))

@@ -34,3 +34,20 @@ def test_the_whole_walk_agrees(run):
     code, out, _ = run("conserved", NET, "--json")
     got = json.loads(out)
     assert code == 0 and got["complete"] is True and got["number_of_laws"] == 12
+
+
+def test_verify_epsilon_prints_two_different_numbers(run, tmp_path):
+    # (s48 realuse audit: "max |a - b| >= ≈5.0542e-5 > ≈5.0542e-5", the two sides alike)
+    a = {"layers": [{"weight": [[1]], "bias": [0]}, {"weight": [[1]], "bias": [0]}]}
+    b = {"layers": [{"weight": [[1]], "bias": [0]}, {"weight": [["999998999/1000000000"]], "bias": [0]}]}
+    pa, pb, cert = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    pa.write_text(json.dumps(a))
+    pb.write_text(json.dumps(b))
+    code, out, _ = run("diff", pa, pb, "--box", "-1,1", "--certificate", cert, "--method", "bab")
+    assert code == 0 and " 1 nodes" not in out
+    code, out, _ = run("verify", cert, pa, pb, "--epsilon", "1.0009999e-6")
+    assert code == 1, out
+    line = next(t for t in out.splitlines() if t.startswith("it proves"))
+    assert line.startswith("it proves max |a - b| > 1.0009999e-6: ")
+    left, right = line.split(">= ")[1].split(" (attained")[0].split(" > ")
+    assert left != right, line
