@@ -141,6 +141,16 @@ def header(kind: str) -> dict[str, Any]:
             "netfibers_version": algebra.__version__}
 
 
+def _shown(value, limit: int = 60) -> str:
+    """*value*'s repr cut to *limit* characters (a 100 000-digit schema_version was echoed whole
+    in the message: s48 hostile audit F2; an integer past Python's str limit by its size)."""
+    try:
+        text = repr(value)
+    except ValueError:                 # an int of more than 4 300 digits
+        return f"<an integer of {value.bit_length()} bits>"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def check_header(cert: Any, kind: str) -> int:
     """Check the header and the key set of a certificate of type *kind*; its schema version.
 
@@ -151,15 +161,15 @@ def check_header(cert: Any, kind: str) -> int:
     if not isinstance(cert, dict):
         raise InputError("a certificate is a JSON object")
     if cert.get("format") != CERTIFICATE_FORMAT:
-        raise InputError(f"format is {cert.get('format')!r}, expected {CERTIFICATE_FORMAT!r}")
+        raise InputError(f"format is {_shown(cert.get('format'))}, expected {CERTIFICATE_FORMAT!r}")
     if cert.get("type") != kind:
-        raise InputError(f"certificate type is {cert.get('type')!r}, expected {kind!r}")
+        raise InputError(f"certificate type is {_shown(cert.get('type'))}, expected {kind!r}")
     if "schema_version" not in cert:
         raise InputError(f"{kind} certificate has no schema_version (written before schemas were "
                          f"versioned: rebuild it; current version {SCHEMA_VERSIONS[kind]})")
     version = cert["schema_version"]
     if type(version) is not int or version != SCHEMA_VERSIONS[kind]:
-        raise InputError(f"unknown schema_version {version!r} of a {kind} certificate "
+        raise InputError(f"unknown schema_version {_shown(version)} of a {kind} certificate "
                          f"(known: {SCHEMA_VERSIONS[kind]})")
     if not isinstance(cert.get("netfibers_version"), str):
         raise InputError("netfibers_version must be a string (the version that wrote the certificate)")
@@ -169,7 +179,8 @@ def check_header(cert: Any, kind: str) -> int:
             raise InputError(f"{kind} certificate lacks {key!r}")
     extra = sorted(set(cert) - set(HEADER_KEYS) - set(required) - set(optional))
     if extra:
-        raise InputError(f"{kind} certificate has keys its schema does not define: {', '.join(extra)}")
+        raise InputError(f"{kind} certificate has keys its schema does not define: "
+                         f"{_shown(', '.join(map(str, extra)), 200)}")
     if cert["claim"] not in CLAIMS[kind]:
-        raise InputError(f"unknown claim {cert['claim']!r} of a {kind} certificate")
+        raise InputError(f"unknown claim {_shown(cert['claim'])} of a {kind} certificate")
     return version
