@@ -92,9 +92,10 @@ def field_values(net: Network, samples) -> QMatrix:
 # private: samples and activity
 # ------------------------------------------------------------------------------------------
 def _normalize(net: Network, samples) -> tuple[Sample, ...]:
+    given = isinstance(samples, Mapping)          # a user's pattern -> points: points checked
     if isinstance(samples, tuple) and all(isinstance(s, Sample) for s in samples):
-        out = samples
-    elif isinstance(samples, Mapping):
+        out = samples                             # (samples_from_points made them: not again)
+    elif given:
         out = tuple(Sample(tuple(int(v) for v in p),
                            None if pts is None else tuple(tuple(to_q_list(x)) for x in pts))
                     for p, pts in samples.items())
@@ -116,7 +117,7 @@ def _normalize(net: Network, samples) -> tuple[Sample, ...]:
                     raise DimensionMismatchError("sample point", len(x), net.n_inputs)
                 # the field at x is the gradient there only if x has the pattern's active set
                 # (s48 API audit: a point outside its pattern gave a count about no data)
-                if [v > 0 for v in net.activation_pattern(x)] != mask:
+                if given and [v > 0 for v in net.activation_pattern(x)] != mask:
                     raise InputError(f"the point {[str(v) for v in x]} does not have the pattern "
                                      f"{list(s.pattern)} (its pattern is "
                                      f"{list(net.activation_pattern(x))}): group points by "
