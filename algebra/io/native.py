@@ -284,8 +284,9 @@ def _decimal_array(m: object, ncols: int | None):
             t = type(x)
             if t is Decimal:
                 e = x.as_tuple().exponent
-                if type(e) is not int:                # NaN / Infinity: the general parser errs
-                    return None
+                if type(e) is not int or e > 18:      # NaN / Infinity: the general parser errs;
+                    return None                       # 1e999999 was built whole (26 s) before
+                                                      # int64 refused it (s48 hostile audit F7)
                 if -e > k:
                     k = -e
                 seen = True

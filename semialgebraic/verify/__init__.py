@@ -145,14 +145,28 @@ def resolve_sidecar(cert: Any, path) -> Any:
     if not name or name in (".", "..") or "/" in name or "\\" in name:
         raise InputError(f"sidecar file name {name!r} must be a bare file name")
     file = Path(path).with_name(name)
+    import stat
     try:
-        raw = file.read_bytes()
+        # a regular file only, hashed in chunks before it is read whole (s48 hostile audit: a
+        # FIFO blocked verify past any --timeout; /dev/zero grew to 3.7 GB, then exit 4)
+        if not stat.S_ISREG(file.stat().st_mode):
+            raise InputError(f"sidecar {name!r} is not a regular file", source=str(file))
+        digest = hashlib.sha256()
+        with open(file, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 22), b""):
+                digest.update(chunk)
     except OSError as exc:
         raise InputError(f"sidecar {name!r} cannot be read ({exc.strerror or exc}); it must lie "
                          "next to the certificate", source=str(file)) from None
-    if hashlib.sha256(raw).hexdigest() != side["sha256"].lower():
+    if digest.hexdigest() != side["sha256"].lower():
         raise InputError(f"sidecar {name!r} does not match the SHA-256 recorded in the "
                          "certificate (altered or truncated)", source=str(file))
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise InputError(f"sidecar {name!r} cannot be read ({exc.strerror or exc})",
+                         source=str(file)) from None
+    _no_bomb(raw, name, str(file))
     try:
         import numpy as np
     except ImportError:
@@ -173,6 +187,28 @@ def resolve_sidecar(cert: Any, path) -> Any:
         raise InputError(f"sidecar {name!r} holds arrays the certificate does not use: "
                          f"{sorted(set(arrays) - used)[:3]}")
     return out
+
+
+SIDECAR_EXPANSION = 16
+"""How many times its size an .npz sidecar may expand to (netfibers writes them stored, ratio
+~1; a user's recompressed int64 weights ~8): a 2 MB archive expanding to 2 GB before any shape
+check was a memory bomb (s48 hostile audit F6)."""
+
+
+def _no_bomb(raw: bytes, name: str, source: str) -> None:
+    """:class:`InputError` when the archive's members expand past :data:`SIDECAR_EXPANSION`
+    times its size (plus 1 MB), read from the zip directory before anything is decompressed."""
+    import io
+    import zipfile
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            total = sum(i.file_size for i in z.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return                              # np.load says it is not an archive
+    if total > SIDECAR_EXPANSION * len(raw) + (1 << 20):
+        raise InputError(f"sidecar {name!r} expands to {total} bytes from {len(raw)} (more than "
+                         f"{SIDECAR_EXPANSION} times its size: refused before decompressing)",
+                         source=source)
 
 
 def _resolve(obj: Any, arrays: dict, used: set) -> Any:
@@ -200,7 +236,9 @@ def _sidecar_array(ref: Any, arrays: dict, used: set, where: str):
     import numpy as np
     if not isinstance(ref, dict) or set(ref) != {"$sidecar", "den"} \
             or not isinstance(ref["$sidecar"], str) or not isinstance(ref["den"], str) \
-            or not ref["den"].isdigit():
+            or not (0 < len(ref["den"]) <= 4000 and ref["den"].isascii() and ref["den"].isdigit()):
+        # (ASCII digits only, under Python's str-to-int limit: "²" and a 5 000-digit den were
+        # an exit 4, "٣" was read as 3: s48 hostile audit F3)
         raise InputError(f"{where}: malformed sidecar reference {ref!r}"[:200])
     key, den = ref["$sidecar"], int(ref["den"])
     if key not in arrays:

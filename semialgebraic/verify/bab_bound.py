@@ -613,6 +613,8 @@ def _claim(cert: dict):
         if "lower" not in cert or "point" not in cert:
             raise InputError("'lower' and 'point' come together")
         lower = _q(cert["lower"], "lower")
+        if lower < 0:           # (a -1 was VALID, "and >= -1, attained": s48 hostile audit F8)
+            raise InputError("'lower' must be >= 0 (a lower bound of max |a - b|)")
         x = _qlist(cert["point"], d, "point")
         if any(not lo <= v <= hi for v, (lo, hi) in zip(x, box)):
             return False, "the point is outside the box"

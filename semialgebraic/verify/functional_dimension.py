@@ -277,6 +277,8 @@ def check(cert: dict) -> tuple[bool, str]:
     p, lower = cert["prime"], cert["lower"]
     if not isinstance(p, int) or isinstance(p, bool) or not isinstance(lower, int) or isinstance(lower, bool):
         raise InputError("prime and lower must be integers")
+    if lower < 0:               # (a -1 was VALID: "fiber dimension in [4, 16]" with N = 15, s48)
+        raise InputError("lower must be >= 0 (a dimension)")
     if not 2 <= p < 2 ** 20:
         raise InputError("prime must lie in [2, 2^20)")
     if not is_prime(p):

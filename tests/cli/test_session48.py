@@ -70,3 +70,73 @@ def test_a_huge_value_in_a_certificate_header_is_not_echoed_whole(run, tmp_path)
                     + "1" * 100_000 + ', "netfibers_version": "0"}')
     code, out, err = run("verify", cert, "--timeout", "30")
     assert code == 2 and "schema_version" in err and len(err) < 500, err[:300]
+
+
+def nf_q(p, q):
+    from algebra.rationals import Q
+    return Q(p, q)
+
+
+def _sidecar_cert(tmp_path, arrays: dict, den: str, compressed=False):
+    import hashlib
+    import numpy as np
+    side = tmp_path / "c.npz"
+    (np.savez_compressed if compressed else np.savez)(side, **arrays)
+    key = next(iter(arrays))
+    cert = {"sidecar": {"file": "c.npz", "sha256": hashlib.sha256(side.read_bytes()).hexdigest()},
+            "network": {"format": "netfibers.network", "layers": [
+                {"weight": {"$sidecar": key, "den": den}, "bias": [0]}, {"weight": [[1]], "bias": [0]}]}}
+    return cert, tmp_path / "c.json"
+
+
+def test_sidecars_hostile_to_the_reader_are_input_errors(tmp_path):
+    # (s48 hostile audit F3-F6: "²" as a denominator an exit 4, a FIFO blocked past --timeout,
+    # /dev/zero or a zip bomb read whole before any check)
+    import os
+    import numpy as np
+    import pytest
+    from algebra.exceptions import InputError
+    from semialgebraic.verify import resolve_sidecar
+    cert, path = _sidecar_cert(tmp_path, {"w": np.array([[3]], dtype=np.int64)}, "2")
+    from algebra.network import Network
+    net = resolve_sidecar(cert, path)["network"]          # the genuine reference: read exactly
+    assert isinstance(net, Network) and net([1]) == (nf_q(3, 2),)
+    for den in ("²", "٣", "1" * 5000, ""):
+        c, p = _sidecar_cert(tmp_path, {"w": np.array([[3]], dtype=np.int64)}, den)
+        with pytest.raises(InputError, match="malformed sidecar reference"):
+            resolve_sidecar(c, p)
+    fifo = tmp_path / "f.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"):
+        resolve_sidecar({"sidecar": {"file": "f.npz", "sha256": "0" * 64}}, tmp_path / "c.json")
+    c, p = _sidecar_cert(tmp_path, {"w": np.zeros((2000, 2000), dtype=np.int64)}, "1", compressed=True)
+    with pytest.raises(InputError, match="expands to"):
+        resolve_sidecar(c, p)
+
+
+def test_a_huge_exponent_in_a_weight_is_refused_at_once(tmp_path):
+    # (s48 hostile audit F7: 1e999999 was built whole, ~26 s, before int64 refused it)
+    import time
+    import pytest
+    from algebra.exceptions import InputError
+    import netfibers as nf
+    p = tmp_path / "n.json"
+    p.write_text('{"layers": [{"weight": [[1e999999, 1]]}, {"weight": [[1]]}]}')
+    start = time.monotonic()
+    with pytest.raises(InputError, match="exponent larger than"):
+        nf.load(p)
+    assert time.monotonic() - start < 10
+
+
+def test_a_negative_lower_bound_is_malformed(run, tmp_path):
+    a = {"layers": [{"weight": [[1]], "bias": [0]}, {"weight": [[1]], "bias": [0]}]}
+    b = {"layers": [{"weight": [[1]], "bias": [0]}, {"weight": [[2]], "bias": [0]}]}
+    pa, pb, cert = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    pa.write_text(json.dumps(a))
+    pb.write_text(json.dumps(b))
+    assert run("diff", pa, pb, "--box", "-1,1", "--certificate", cert, "--method", "bab")[0] == 0
+    data = json.loads(cert.read_text())
+    data["lower"] = "-1"
+    cert.write_text(json.dumps(data))
+    code, _, err = run("verify", cert)
+    assert code == 2 and "must be >= 0" in err
