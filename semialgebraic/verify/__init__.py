@@ -166,6 +166,8 @@ def resolve_sidecar(cert: Any, path) -> Any:
     except OSError as exc:
         raise InputError(f"sidecar {name!r} cannot be read ({exc.strerror or exc})",
                          source=str(file)) from None
+    if hashlib.sha256(raw).hexdigest() != side["sha256"].lower():   # (changed since it was hashed)
+        raise InputError(f"sidecar {name!r} changed while it was read", source=str(file))
     _no_bomb(raw, name, str(file))
     try:
         import numpy as np
