@@ -64,13 +64,28 @@ def _open(p: Path):
                          source=str(p)) from None
 
 
-def _datasets(group, prefix: str = "", read: bool = True) -> dict:
+MAX_DEPTH = 16
+"""Deepest group nesting followed (a link cycle, hard or soft, recursed until a RecursionError:
+exit 4; s48 hostile audit K3)."""
+
+
+def _datasets(group, prefix: str = "", read: bool = True, depth: int = 0) -> dict:
     """``{path: numpy array}`` of every dataset under *group*, in the order h5py lists them
-    (*read* False: the h5py datasets themselves, read by :func:`_read` when used)."""
+    (*read* False: the h5py datasets themselves, read by :func:`_read` when used).  External
+    links are refused (their target is another file: a FIFO blocked the reader, any local file
+    could be read as weights; s48 hostile audit K1, K4)."""
+    h5py = _h5py()
+    if depth > MAX_DEPTH:
+        raise InputError(f"groups nested deeper than {MAX_DEPTH} (a link cycle?)", where=prefix)
     out = {}
-    for name, item in group.items():
+    for name in group:
+        if isinstance(group.get(name, getlink=True), h5py.ExternalLink):
+            raise InputError("an external link (to another file) is not read", where=prefix + name)
+        item = group.get(name)
+        if item is None:
+            raise InputError("a link to nothing", where=prefix + name)
         if hasattr(item, "items"):
-            out.update(_datasets(item, f"{prefix}{name}/", read))
+            out.update(_datasets(item, f"{prefix}{name}/", read, depth + 1))
         else:
             out[f"{prefix}{name}"] = _read(item, f"{prefix}{name}", None) if read else item
     return out
@@ -90,12 +105,31 @@ def _read(item, name: str, src: str | None):
         limit = int(os.environ.get("NETFIBERS_MAX_ENTRIES") or MAX_ENTRIES)
     except ValueError:
         limit = MAX_ENTRIES
-    size = int(np.prod(item.shape, dtype=object)) if item.shape else 1
+    if getattr(item, "external", None) or getattr(item, "is_virtual", False):
+        raise InputError("a dataset stored outside the file (external raw data or a virtual "   # (K1,
+                         "dataset) is not read", source=src, where=name)               # K4: s48)
+    shape = getattr(item, "shape", None)
+    if shape is None:
+        raise InputError("not a dataset", source=src, where=name)
+    size = int(np.prod(shape, dtype=object)) if shape else 1
     if size > limit:
-        raise InputError(f"dataset of shape {tuple(item.shape)} ({size} entries): more than "
+        raise InputError(f"dataset of shape {tuple(shape)} ({size} entries): more than "
                          f"netfibers reads ({limit}; NETFIBERS_MAX_ENTRIES sets another limit)",
                          source=src, where=name)
-    return np.asarray(item[()])
+    _READ[0] += size
+    if _READ[0] > limit:          # the whole file's, not one dataset's (three 7000 x 7000
+        raise InputError(f"the datasets read hold {_READ[0]} entries: more than netfibers reads "  # in
+                         f"({limit}; NETFIBERS_MAX_ENTRIES sets another limit)",   # a 15 kB file:
+                         source=src, where=name)                      # 3.9 GB, exit 4; s48 K2)
+    try:
+        return np.asarray(item[()])
+    except (OSError, ValueError, TypeError) as exc:
+        raise InputError(f"cannot read the dataset ({str(exc).splitlines()[0][:120]})",
+                         source=src, where=name) from None
+
+
+_READ = [0]
+"""Entries read so far by the current :func:`load_keras` / :func:`keras_arrays` (reset by each)."""
 
 
 def _weights_group(f):
@@ -104,8 +138,21 @@ def _weights_group(f):
 
 def keras_arrays(p: Path) -> dict:
     """Every weight array of a Keras ``.h5`` file: ``{"<layer>/<weight path>": numpy array}``."""
+    _READ[0] = 0
     with _open(Path(p)) as f:
-        return _datasets(_weights_group(f))   # (every array: the reader of `info --block`)
+        return _guarded(lambda: _datasets(_weights_group(f)), str(p))   # (the reader of `info --block`)
+
+
+def _guarded(read, src: str):
+    """*read()*, an h5py failure inside it (a link to a missing object, a cycle past Python's
+    recursion) an :class:`InputError` naming *src* (exit 4 before: s48 hostile audit K3)."""
+    try:
+        return read()
+    except InputError:
+        raise
+    except (RecursionError, OSError, KeyError, AttributeError, ValueError, TypeError) as exc:
+        raise InputError(f"cannot read the HDF5 file ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:120] if str(exc) else ''})", source=src) from None
 
 
 def _config(f, src: str) -> list:
@@ -218,8 +265,9 @@ def load_keras(p: Path) -> Network:
     """
     p = Path(p)
     src = str(p)
+    _READ[0] = 0
     with _open(p) as f:
-        steps, notes = _steps(_config(f, src), _weights_group(f), src)
+        steps, notes = _guarded(lambda: _steps(_config(f, src), _weights_group(f), src), src)
     layers, current, last_relu = [], None, None
     shifted, missing = False, []       # a bias in the current layer; the layers without one
     for step in steps:

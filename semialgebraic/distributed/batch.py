@@ -19,6 +19,7 @@ the other class under ``undecided_with``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -188,6 +189,9 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
                 it["activation"] = activation       # (an item's own column wins; a block JSON
                                                     # file says its own, a column overrides it)
         _check_domains(job, manifest, items, defaults)
+        if os.path.lexists(out) and not os.path.isfile(out):     # (a FIFO blocked the resume read,
+            raise InputError("--out must be a regular file (the JSON Lines of the results)",  # /dev/full
+                             source=str(out))           # grew to 3.7 GB, a directory: exit 4; s48 B2)
         old = read_records(out)
         _check_resume(job, out, items, old, defaults)
     except BaseException:

@@ -125,7 +125,9 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
                   f"model suffix ({', '.join(MODEL_SUFFIXES)}) left out: {shown}", file=sys.stderr)
         return [_single(f) for f in files]
     if not p.is_file():
-        raise InputError("no such manifest (a directory, a glob, a .csv or a .jsonl file)", source=spec)
+        raise InputError(("not a regular file" if p.exists() else "no such manifest") +   # (a FIFO:
+                         " (a manifest is a directory, a glob, a .csv or a .jsonl file)",  # s48 B3)
+                         source=spec)
     base = p.parent
     items: list[dict] = []
     try:
@@ -139,7 +141,10 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
         twice = sorted({h for h in header if header.count(h) > 1})
         if twice:
             raise InputError(f"the header names column {twice[0]!r} twice", source=spec)
-        rows = list(reader)
+        try:
+            rows = list(reader)
+        except csv.Error as exc:                  # (a field over 131 072 characters: exit 4, s48 B1)
+            raise InputError(f"not a readable CSV file ({exc})", source=spec) from None
         for k, row in enumerate(rows):
             row = {key.strip(): v for key, v in row.items() if key is not None and v not in (None, "")}
             items.append(_row_item(row, base, pairs, spec, f"row {k + 2}"))
@@ -154,6 +159,8 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
                                  object_pairs_hook=_no_duplicates)
             except json.JSONDecodeError as exc:
                 raise InputError(f"line {k + 1} is not JSON ({exc.msg})", source=spec) from None
+            except RecursionError:                # (100 000 '[': exit 4, s48 hostile audit B1)
+                raise InputError(f"line {k + 1}: lists or objects nested too deeply", source=spec) from None
             except ValueError as exc:                              # a key given twice
                 raise InputError(f"line {k + 1}: {exc}", source=spec) from None
             if isinstance(row, str):

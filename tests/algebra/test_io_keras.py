@@ -225,3 +225,37 @@ def test_a_relu_with_options_names_the_option(tmp_path):
                                                     "e": (np.ones((2, 1)), np.zeros(1))})
     with pytest.raises(InputError, match=r"other than a plain ReLU \(max_value=6.0\)"):
         load(path)
+
+
+def test_hostile_h5_files_are_input_errors(tmp_path, monkeypatch):
+    # (s48 hostile audit K1-K4: external raw data read any local file, a FIFO blocked the reader,
+    # link cycles and dangling links were exit 4, a 15 kB file declared 3 x 49M entries)
+    layers = [dense("d1", 3), dense("d2", 1, "linear")]
+    ok = write_keras(tmp_path / "ok.h5", layers, {"d1": (K1, B1), "d2": (K2, B2)})
+    assert load(ok).widths == (2, 3, 1)
+    (tmp_path / "raw.bin").write_bytes(np.asarray(K1, np.float32).tobytes())
+    ext = tmp_path / "ext.h5"
+    write_keras(ext, layers, {"d1": (None, B1), "d2": (K2, B2)})
+    with h5py.File(ext, "a") as f:
+        g = f["model_weights/d1"]
+        g.create_dataset("d1/kernel:0", shape=(2, 3), dtype=np.float32,
+                         external=[(str(tmp_path / "raw.bin"), 0, h5py.h5f.UNLIMITED)])
+        g.attrs["weight_names"] = [b"d1/kernel:0", b"d1/bias:0"]
+    with pytest.raises(InputError, match="stored outside the file"):
+        load(ext)
+    link = tmp_path / "link.h5"
+    write_keras(link, layers, {"d1": (None, B1), "d2": (K2, B2)})
+    with h5py.File(link, "a") as f:
+        f["model_weights/d1/d1/kernel:0"] = h5py.ExternalLink(str(ok), "/model_weights/d1/d1/kernel:0")
+        f["model_weights/d1"].attrs["weight_names"] = [b"d1/kernel:0", b"d1/bias:0"]
+    with pytest.raises(InputError, match="external link"):
+        load(link)
+    loop = tmp_path / "loop.h5"
+    write_keras(loop, layers, {"d1": (K1, B1), "d2": (K2, B2)})
+    with h5py.File(loop, "a") as f:
+        f["model_weights/d1/loop"] = h5py.SoftLink("/model_weights/d1")
+    with pytest.raises(InputError, match="nested deeper"):
+        load(loop)
+    monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "8")       # the file's total, not one dataset's
+    with pytest.raises(InputError, match="datasets read hold"):
+        load(ok)

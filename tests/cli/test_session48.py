@@ -140,3 +140,26 @@ def test_a_negative_lower_bound_is_malformed(run, tmp_path):
     cert.write_text(json.dumps(data))
     code, _, err = run("verify", cert)
     assert code == 2 and "must be >= 0" in err
+
+
+def test_batch_refuses_hostile_manifests_and_outputs(run, tmp_path):
+    # (s48 hostile audit B1-B3: a CSV field over 131 072 characters or 100 000 '[' were exit 4;
+    # an --out that is a directory was exit 4, a FIFO blocked the resume read)
+    import os
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps({"layers": [{"weight": [[1]]}, {"weight": [[1]]}]}))
+    big = tmp_path / "big.csv"
+    big.write_text("model\n" + "x" * 200_000 + "\n")
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    good = tmp_path / "good.csv"
+    good.write_text(f"model\n{net}\n")
+    (tmp_path / "outdir").mkdir()
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    for manifest, out, what in ((big, tmp_path / "o1.jsonl", "not a readable CSV"),
+                                (deep, tmp_path / "o2.jsonl", "nested too deeply"),
+                                (good, tmp_path / "outdir", "regular file"),
+                                (good, tmp_path / "fifo.jsonl", "regular file"),
+                                (tmp_path / "fifo.jsonl", tmp_path / "o3.jsonl", "not a regular file")):
+        code, _, err = run("batch", "dim", manifest, "--out", out, "--workers", "0", "--timeout", "10")
+        assert code == 2 and what in err, err
