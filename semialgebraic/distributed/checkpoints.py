@@ -27,7 +27,9 @@ def refuse_foreign(path: Path) -> None:
     ...         print(str(exc).split(": ", 1)[1][:44])
     not a netfibers checkpoint (its first line i
     """
-    if not path.exists() or path.stat().st_size == 0:
+    if path.exists() and not path.is_file():     # (a FIFO blocked the resume, /dev/zero grew
+        raise InputError("a checkpoint must be a regular file", source=str(path))  # to 3.7 GB,
+    if not path.exists() or path.stat().st_size == 0:          # a directory: exit 4; s48 S1)
         return
     with open(path, "rb") as fh:
         first = fh.readline(1 << 16)
@@ -37,7 +39,7 @@ def refuse_foreign(path: Path) -> None:
     else:
         try:
             rec = json.loads(first)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):             # (JSONDecodeError, UnicodeDecodeError)
             rec = None
         if isinstance(rec, dict) and "search" in rec:
             return

@@ -313,7 +313,7 @@ class _Log:
             for line in raw.splitlines(keepends=True):
                 try:
                     rec = json.loads(line) if line.endswith(b"\n") else None
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):   # (a 60 000-digit integer: exit 4, s48 S1)
                     rec = None
                 if rec is None or (keep == 0 and rec.get("search") != key):
                     if keep == 0 and rec is not None:

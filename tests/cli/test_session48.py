@@ -163,3 +163,16 @@ def test_batch_refuses_hostile_manifests_and_outputs(run, tmp_path):
                                 (tmp_path / "fifo.jsonl", tmp_path / "o3.jsonl", "not a regular file")):
         code, _, err = run("batch", "dim", manifest, "--out", out, "--workers", "0", "--timeout", "10")
         assert code == 2 and what in err, err
+
+
+def test_search_checkpoints_must_be_regular_files(run, tmp_path):
+    # (s48 hostile audit S1: a FIFO blocked the resume, a directory was exit 4)
+    import os
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps({"layers": [{"weight": [[1], [-1]], "bias": [0, 1]}, {"weight": [[1, 1]]}]}))
+    (tmp_path / "ck_dir").mkdir()
+    os.mkfifo(tmp_path / "ck_fifo")
+    for ck in ("ck_dir", "ck_fifo"):
+        code, _, err = run("search", "regions", net, "--box", "-1,1", "--workers", "0",
+                           "--timeout", "10", "--checkpoint", tmp_path / ck)
+        assert code == 2 and "regular file" in err, err
