@@ -22,6 +22,7 @@ denotes (:func:`algebra.io.exact.exact_qmatrix`).  A weights-only file
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 from ..exceptions import InputError, MissingDependencyError
@@ -116,9 +117,9 @@ def _read(item, name: str, src: str | None):
         raise InputError(f"dataset of shape {tuple(shape)} ({size} entries): more than "
                          f"netfibers reads ({limit}; NETFIBERS_MAX_ENTRIES sets another limit)",
                          source=src, where=name)
-    _READ[0] += size
-    if _READ[0] > limit:          # the whole file's, not one dataset's (three 7000 x 7000
-        raise InputError(f"the datasets read hold {_READ[0]} entries: more than netfibers reads "  # in
+    _READ.n = getattr(_READ, "n", 0) + size
+    if _READ.n > limit:          # the whole file's, not one dataset's (three 7000 x 7000
+        raise InputError(f"the datasets read hold {_READ.n} entries: more than netfibers reads "  # in
                          f"({limit}; NETFIBERS_MAX_ENTRIES sets another limit)",   # a 15 kB file:
                          source=src, where=name)                      # 3.9 GB, exit 4; s48 K2)
     try:
@@ -128,8 +129,9 @@ def _read(item, name: str, src: str | None):
                          source=src, where=name) from None
 
 
-_READ = [0]
-"""Entries read so far by the current :func:`load_keras` / :func:`keras_arrays` (reset by each)."""
+_READ = threading.local()
+"""``.n``: entries read so far by this thread's current :func:`load_keras` / :func:`keras_arrays`
+(reset by each; per thread: a batch's threads read files side by side)."""
 
 
 def _weights_group(f):
@@ -138,7 +140,7 @@ def _weights_group(f):
 
 def keras_arrays(p: Path) -> dict:
     """Every weight array of a Keras ``.h5`` file: ``{"<layer>/<weight path>": numpy array}``."""
-    _READ[0] = 0
+    _READ.n = 0
     with _open(Path(p)) as f:
         return _guarded(lambda: _datasets(_weights_group(f)), str(p))   # (the reader of `info --block`)
 
@@ -265,7 +267,7 @@ def load_keras(p: Path) -> Network:
     """
     p = Path(p)
     src = str(p)
-    _READ[0] = 0
+    _READ.n = 0
     with _open(p) as f:
         steps, notes = _guarded(lambda: _steps(_config(f, src), _weights_group(f), src), src)
     layers, current, last_relu = [], None, None

@@ -339,8 +339,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     elif fiber and fd.fiber_floor is None:
         from dataclasses import replace
         fd = replace(fd, fiber_floor=scaling_floor(net))
-    from dataclasses import replace
-    return replace(fd, domain=given)
+    import dataclasses
+    return dataclasses.replace(fd, domain=given)
 
 
 def on_slice(fd: FunctionalDimension, net: Network) -> FunctionalDimension:

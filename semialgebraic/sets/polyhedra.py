@@ -57,7 +57,8 @@ class Polyhedron:
         # s48 re-run audit N1); with b < 0 it stays (the empty set)
         zero = [i for i in range(M.nrows) if bb[i] >= 0 and all(v == 0 for v in M.row_at(i))]
         if zero:
-            keep = [i for i in range(M.nrows) if i not in set(zero)]
+            dropped = set(zero)
+            keep = [i for i in range(M.nrows) if i not in dropped]
             M = QMatrix.from_rows([M.row_at(i) for i in keep], ncols=M.ncols) if keep else \
                 QMatrix.zeros(0, M.ncols)
             bb = tuple(bb[i] for i in keep)
