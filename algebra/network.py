@@ -60,6 +60,13 @@ def _weight_matrix(w, l: int) -> QMatrix:
     return QMatrix.from_rows(w)
 
 
+CONVERSION_GUARDS: list = []
+"""Callables ``guard(entries, what)`` called before a layer kept as arrays is made an exact
+:class:`QMatrix` (one FLINT call that no signal interrupts: a 7000 x 7000 kernel took ~10 s and
+3.7 GB).  :mod:`semialgebraic.budget` registers one that stops a computation whose budget
+cannot pay for the conversion (algebra never imports semialgebraic)."""
+
+
 class Network:
     """Immutable ReLU network with rational parameters.
 
@@ -145,9 +152,13 @@ class Network:
         return self
 
     def _weight(self, l: int) -> QMatrix:
-        """The rational matrix of layer *l*, made from the integer arrays on first use."""
+        """The rational matrix of layer *l*, made from the integer arrays on first use (after
+        every :data:`CONVERSION_GUARDS` entry has seen its size)."""
         w = self._wq[l]
         if w is None:
+            rows, cols = self._shapes[l]
+            for guard in CONVERSION_GUARDS:
+                guard(rows * cols, f"W{l + 1}'s exact matrix")
             hint = self._integer_weights[l]
             if isinstance(hint, FloatWeights):
                 w = hint.rational()
@@ -347,9 +358,18 @@ class Network:
         for v in h:
             q = q * int(v.q) // math.gcd(q, int(v.q))
         import numpy as np
-        p = np.array([int(v.p) * (q // int(v.q)) for v in h], dtype=object)
+        ints = [int(v.p) * (q // int(v.q)) for v in h]
         den = int(D) * q
-        return [fmpq(int(z), den) for z in N.astype(object).dot(p)]
+        big_p = max((abs(v) for v in ints), default=0)
+        big_n = int(np.abs(N).max()) if N.size else 0
+        if big_p * big_n * max(cols, 1) < 1 << 62:     # every partial sum fits int64: exact
+            return [fmpq(int(z), den) for z in N.dot(np.array(ints, dtype=np.int64))]
+        p = np.array(ints, dtype=object)               # Python integers, a block of rows at a
+        step = max(1, (1 << 20) // max(cols, 1))       # time (a 7000 x 7000 layer made whole
+        out = []                                       # as objects took 2 GB)
+        for r in range(0, rows, step):
+            out += [fmpq(int(z), den) for z in N[r:r + step].astype(object).dot(p)]
+        return out
 
     def evaluate(self, x: Sequence[object]) -> tuple[fmpq, ...]:
         """Exact output at one input."""

@@ -30,7 +30,7 @@ import time
 from contextlib import contextmanager
 from types import SimpleNamespace
 
-__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c", "signals_after", "answer_kept",
+__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "conversion_guard", "conversions_until", "ctrl_c", "signals_after", "answer_kept",
            "ctrl_c_count", "ctrl_c_left", "alarm_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 _ACTIVE: list["Budget"] = []
@@ -652,3 +652,77 @@ def ctrl_c(grace: float = GRACE):
         yield
     finally:
         ctrl_c_left()
+
+
+CONVERT_RATE = 2e6
+"""Entries a second turned into an exact matrix, low (measured ~4e6 a second idle: a
+5000 x 5000 float32 kernel in 6 s): the time :func:`conversion_guard` expects."""
+
+CONVERT_BYTES = 80
+"""Bytes a matrix entry takes while it is made exact (its Python int, FLINT's integer and
+rational copies), high (a 7000 x 7000 kernel: 3.7 GB)."""
+
+
+def conversion_guard(entries: int, what: str) -> None:
+    """Before *what*'s exact matrix (*entries* of them) is made in one FLINT call: raise
+    :class:`BudgetExhausted` (the active budget exhausted, with the reason) when the time it
+    takes at :data:`CONVERT_RATE` exceeds what an active budget has left, or its memory at
+    :data:`CONVERT_BYTES` would pass :func:`memory_limit` — the call itself cannot be stopped.
+
+    >>> with Budget(timeout=1).active():
+    ...     conversion_guard(10, "W1's exact matrix")   # small: nothing said
+    ...     try:
+    ...         conversion_guard(10**8, "W1's exact matrix")
+    ...     except BudgetExhausted as exc:
+    ...         print(str(exc)[:59])
+    making W1's exact matrix (100000000 entries) takes about 50
+    """
+    if entries < 100_000 or not (_ACTIVE or _DEADLINES):
+        return
+    seconds = entries / CONVERT_RATE
+    limit, rss = memory_limit(), resident_bytes()
+    reason = None
+    now = time.monotonic()
+    for left in [b.remaining() for b in _ACTIVE] + [end - now for end in _DEADLINES]:
+        if left is not None and seconds > left:
+            reason = (f"making {what} ({entries} entries) takes about "
+                      f"{seconds:.0f} s, more than the {max(left, 0):.1f} s left of the budget")
+            break
+    if reason is None and limit is not None and rss is not None \
+            and rss + entries * CONVERT_BYTES > limit:
+        reason = (f"making {what} ({entries} entries) needs about "
+                  f"{entries * CONVERT_BYTES / 1e9:.2g} GB, past the memory limit of "
+                  f"{limit / 1e9:.3g} GB (NETFIBERS_MAX_MEMORY=GB sets the limit)")
+    if reason is None:
+        return
+    for b in _ACTIVE:
+        if b.reason is None:
+            b.reason = reason
+    raise BudgetExhausted(reason)
+
+
+_DEADLINES: list = []
+"""Ends (``time.monotonic``) of the blocks of :func:`conversions_until`."""
+
+
+@contextmanager
+def conversions_until(seconds: float | None):
+    """Inside the block, :func:`conversion_guard` also watches a deadline *seconds* from now
+    (code stopped by an alarm rather than an active budget: ``commands.bottleneck.deadline``)."""
+    if seconds is None:
+        yield
+        return
+    _DEADLINES.append(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINES.pop()
+
+
+def _register_conversion_guard() -> None:
+    from algebra import network
+    if conversion_guard not in network.CONVERSION_GUARDS:
+        network.CONVERSION_GUARDS.append(conversion_guard)
+
+
+_register_conversion_guard()

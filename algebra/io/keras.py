@@ -30,7 +30,8 @@ from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
 from .arrays import missing_bias_sentence
-from .exact import check_dtype, exact_qmatrix, numpy_or_error
+from .exact import (check_dtype, dyadic_integer_array, exact_parts, exact_qmatrix, float_weights,
+                    numpy_or_error)
 
 __all__ = ["KERAS_SUFFIXES", "load_keras", "keras_arrays"]
 
@@ -198,6 +199,33 @@ def _dense_arrays(weights, name: str, src: str):
             _read(stored[bias[0]], f"{name}/{bias[0]}", src) if bias else None)
 
 
+def _kernel_weights(w, name: str, src: str):
+    """The (out, in) array *w* kept exactly as a reader keeps it (:func:`.arrays.network_from_tensors`):
+    the float array itself (:class:`~algebra.dyadic.FloatWeights`), integers ``(N, D)``, or a
+    :class:`QMatrix`.  Nothing is made rational here: a 7000 x 7000 kernel became 3.7 GB of
+    exact entries before any budget was looked at (s48 hostile audit K2)."""
+    W = float_weights(w, name, src)
+    if W is None:
+        ints = dyadic_integer_array(w, name, src)
+        W = ints if ints is not None else exact_parts(w, name, src)[0]
+    return W
+
+
+def _shape(W) -> tuple[int, int]:
+    return W.shape if not isinstance(W, tuple) else tuple(int(n) for n in W[0].shape)
+
+
+def _rational(W) -> QMatrix:
+    """The exact matrix of a kept kernel (only two Dense layers without a ReLU between them,
+    composed, ask for it)."""
+    if isinstance(W, QMatrix):
+        return W
+    if isinstance(W, tuple):
+        N, D = W
+        return QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den=int(D))
+    return W.rational()
+
+
 def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
     """The model as ``("affine", W, b, label)`` and ``("relu", label)`` steps, and notes."""
     np = numpy_or_error()
@@ -217,13 +245,18 @@ def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
             if kernel.ndim != 2:
                 raise InputError(f"a Dense kernel must be 2-D, got shape {tuple(kernel.shape)}",
                                  source=src, where=name)
-            W = exact_qmatrix(np.ascontiguousarray(kernel.T), f"{name}/kernel", src)
-            b = ([Q(0)] * W.nrows if bias is None else
-                 exact_qmatrix(check_dtype(np, bias, f"{name}/bias", src).reshape(1, -1),
-                               f"{name}/bias", src).entries())
-            if len(b) != W.nrows:
-                raise InputError(f"bias has {len(b)} entries, the kernel {W.nrows} outputs",
-                                 source=src, where=name)
+            n_out = int(kernel.shape[1])
+            if bias is not None:       # the shapes first: nothing is converted for a bad file
+                bias = check_dtype(np, bias, f"{name}/bias", src).reshape(-1)
+                if int(bias.shape[0]) != n_out:
+                    raise InputError(f"bias has {int(bias.shape[0])} entries, the kernel {n_out} "
+                                     "outputs", source=src, where=name)
+            if n_out == 0 or int(kernel.shape[0]) == 0:
+                raise InputError(f"empty kernel of shape {tuple(kernel.shape)}", source=src,
+                                 where=name)
+            W = _kernel_weights(np.ascontiguousarray(kernel.T), f"{name}/kernel", src)
+            b = ([Q(0)] * n_out if bias is None else
+                 exact_qmatrix(bias.reshape(1, -1), f"{name}/bias", src).entries())
             steps.append(("affine", W, b, name, bias is not None))
             act = cfg.get("activation", "linear") or "linear"
             if not isinstance(act, str):
@@ -286,9 +319,10 @@ def load_keras(p: Path) -> Network:
             current = (W, b)
             continue
         A0, c0 = current                     # a linear Dense, then this one: W (A0 x + c0) + b
-        if W.ncols != A0.nrows:
-            raise InputError(f"takes {W.ncols} inputs but the previous layer has {A0.nrows} "
-                             "outputs", source=src, where=name)
+        if _shape(W)[1] != _shape(A0)[0]:
+            raise InputError(f"takes {_shape(W)[1]} inputs but the previous layer has "
+                             f"{_shape(A0)[0]} outputs", source=src, where=name)
+        W, A0 = _rational(W), _rational(A0)
         shift = (W @ QMatrix.column(c0)).col_at(0)
         current = (W @ A0, [x + y for x, y in zip(shift, b)])
         notes.append(f"two Dense layers without a ReLU between them, composed exactly at {name!r}")
@@ -300,10 +334,10 @@ def load_keras(p: Path) -> Network:
     missing += [] if shifted else [len(layers)]
     layers.append(current)
     for (A, _), (B, _) in zip(layers, layers[1:]):
-        if B.ncols != A.nrows:
-            raise InputError(f"a Dense layer takes {B.ncols} inputs but the previous one has "
-                             f"{A.nrows} outputs", source=src)
-    net = Network([A for A, _ in layers], [c for _, c in layers])
+        if _shape(B)[1] != _shape(A)[0]:
+            raise InputError(f"a Dense layer takes {_shape(B)[1]} inputs but the previous one "
+                             f"has {_shape(A)[0]} outputs", source=src)
+    net = Network._from_integer_arrays([A for A, _ in layers], [c for _, c in layers], src)
     if missing:
         notes.append(missing_bias_sentence(missing))
     net.derived("provenance", lambda: tuple(

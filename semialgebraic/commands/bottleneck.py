@@ -26,7 +26,8 @@ from contextlib import contextmanager
 
 from algebra.network import Network
 
-from ..budget import Budget, BudgetExhausted, alarm_at, alarm_count, answer_kept, phase
+from ..budget import (Budget, BudgetExhausted, alarm_at, alarm_count, answer_kept,
+                      conversions_until, phase)
 from ..bottleneck import Trace, fiber_bottleneck, identifiability, is_bottleneck, structure
 from ..certificates import jsonable, write_certificate
 from ..equivalence import equivalent
@@ -65,7 +66,8 @@ def deadline(seconds: float | None):
     old = signal.signal(signal.SIGALRM, _handler)
     signal.setitimer(signal.ITIMER_REAL, float(seconds))
     try:
-        yield
+        with conversions_until(seconds):   # (a layer's exact matrix the time left cannot pay
+            yield                          # for is not begun: s49)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
@@ -526,6 +528,8 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
 
 def _stop_why(exc, args) -> str:
     """Why a command stopped: Ctrl-C, or its ``--timeout`` (a :class:`Timeout` *exc*)."""
+    if isinstance(exc, BudgetExhausted) and str(exc):
+        return str(exc)              # (a layer too large for the time left: budget.py)
     return ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
             f"timeout of {args.timeout:g} s reached")
 
@@ -670,7 +674,8 @@ def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
                                         jacobian=jacobian), None
             return fiber_of(net, orthant=orthant, source=source), None
     except (Timeout, KeyboardInterrupt) as exc:
-        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
+        why = (str(exc) if isinstance(exc, BudgetExhausted) and str(exc) else
+               "interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
                f"timeout of {timeout:g} s reached")
     if net.depth != 3 or orthant:
         return None, (f"{why} computing the fiber", {})

@@ -37,7 +37,7 @@ import re
 
 from algebra.conservation import conservation_laws, samples_from_patterns, samples_from_points
 
-from ..budget import Budget, answer_kept, phase
+from ..budget import Budget, answer_kept, conversions_until, phase
 from ..cli import emit, fail
 from .help import describe
 from .common import check_output_dir, load_data, load_network, parse_domain, walk_domain
@@ -153,7 +153,8 @@ def cmd_conserved(args) -> int:
     remaining = total.remaining()
     if budget.interrupted:          # Ctrl-C stopped the walk: the partial report at once
         remaining = 0.0
-    with phase("the laws: gradient fields, Lie brackets, exact ranks"):
+    with phase("the laws: gradient fields, Lie brackets, exact ranks"), \
+            conversions_until(remaining):      # (a layer too large for the time left: s49)
         res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
                                 complete=complete, at_once=budget.interrupted)
     if budget.interrupted:          # the phases stopped at once because of Ctrl-C, not a timeout

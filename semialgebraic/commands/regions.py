@@ -26,7 +26,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import q_str
 
-from ..budget import Budget
+from ..budget import Budget, conversions_until
 from ..cli import emit, fail
 from ..sets import Polyhedron
 from ..regions import regions
@@ -190,18 +190,18 @@ def cmd_regions(args) -> int:
         fail("--timeout must be a non-negative number of seconds")
     d = net.n_inputs
     dom = parse_domain(args, d, net)
-    rows = dom.rows()
     fixed = {i: lo for i, (lo, hi) in enumerate(zip(dom.lo, dom.hi))
              if lo is not None and hi is not None and lo == hi}
     if fixed:                      # a box of width 0 in some coordinates: regions of the slice
-        return _slice_regions(args, net, rows, fixed)
-    domain = walk_domain(dom)
+        return _slice_regions(args, net, dom.rows(), fixed)
+    with conversions_until(args.timeout):   # (the dense rows of a 7000-cube: 7.8 GB, s49)
+        domain = walk_domain(dom)
     if dom.as_cube is not None:
         lo, hi = dom.as_cube
         domain_json = {"type": "box", "lo": q_str(lo), "hi": q_str(hi)}
     elif dom.legacy_or_none() == "orthant":
         domain_json = {"type": "orthant"}
-    elif not rows:
+    elif domain is None:
         domain_json = {"type": "whole"}
     else:                          # a box with per-coordinate bounds, a ball, box ∩ half-spaces
         domain_json = {"type": "polyhedron", **dom.to_json()}

@@ -137,7 +137,7 @@ def cmd_canon(args) -> int:
     except KeyboardInterrupt:                      # BudgetExhausted (the deadline) or Ctrl-C
         budget.exhausted()
         why = ("interrupted (Ctrl-C)" if budget.interrupted or args.timeout is None else
-               f"timeout of {args.timeout:g} s reached")
+               budget.reason or f"timeout of {args.timeout:g} s reached")
         emit(args, {"fingerprint": None, "complete": False, "reason": why, "output": None},
              f"{why} before the canonical form was complete; nothing written")
         return 3

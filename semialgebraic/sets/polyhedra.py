@@ -72,6 +72,8 @@ class Polyhedron:
         lo, hi = to_q(lo), to_q(hi)
         if lo > hi:
             raise InputError(f"box: lower bound {q_str(lo)} exceeds upper bound {q_str(hi)}")
+        from ..budget import conversion_guard     # dense rows: 2d x d numbers (98 M at d = 7000:
+        conversion_guard(2 * d * d, "the box's rows")       # 7.8 GB, s49)
         rows, rhs = [], []
         for i in range(d):
             e = [0] * d

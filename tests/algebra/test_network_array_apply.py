@@ -33,6 +33,8 @@ def test_array_apply_equals_the_qmatrix_product(seed):
     fast, slow = network_from_tensors(arrays), _materialised(network_from_tensors(arrays))
     assert fast._wq[0] is None and fast.n_inputs * fast.widths[1] >= Network._ARRAY_APPLY
     r = random.Random(seed)
+    x = [Q(r.randint(-3, 3), 2) for _ in range(130)]    # small numerators: the int64 product
+    assert network_from_tensors(arrays).preactivations(x) == slow.preactivations(x)   # (s49)
     for x in ([Q(0)] * 130, [Q(r.randint(-10**6, 10**6), r.randint(1, 10**4)) for _ in range(130)]):
         assert fast.preactivations(x) == slow.preactivations(x)
     assert fast._wq[0] is None                                       # still no QMatrix made
