@@ -210,8 +210,9 @@ def cmd_search(args) -> int:
     need = 2 if args.what == "diff" else 1
     if len(args.nets) != need:
         fail(f"search {args.what} takes {need} network file{'s' if need > 1 else ''}")
-    if args.cells is not None and args.cells < 1:
-        fail("--cells must be >= 1")
+    from ..distributed.search import MAX_CELLS
+    if args.cells is not None and not 1 <= args.cells <= MAX_CELLS:
+        fail(f"--cells must be between 1 and {MAX_CELLS} (got {args.cells})")
     if args.nodes is not None and args.nodes < 1:
         fail("--nodes must be >= 1")
     space = None                # .nnet pairs: the units of the report (equiv, diff)

@@ -24,6 +24,7 @@ from which a rerun takes the finished cells.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import sys
 import time
@@ -53,6 +54,11 @@ __all__ = ["split_box", "distributed_diff", "cell_regions", "check_region_cover"
            "RegionsResult"]
 
 
+MAX_CELLS = 100_000
+"""The most cells a search splits its box into (100 000 take ~1.6 s to make; each is a task
+with its own walk or tree: 10^6 took 19 s before any work, 10^11 never returned)."""
+
+
 def split_box(box, cells: int) -> list:
     """*cells* boxes covering *box* with disjoint interiors: the widest cell is halved along its
     widest coordinate until there are *cells* (a coordinate of width 0 is never split).
@@ -60,13 +66,29 @@ def split_box(box, cells: int) -> list:
     >>> [[(str(l), str(h)) for l, h in c] for c in split_box([(0, 1), (0, 2)], 3)]
     [[('0', '1/2'), ('0', '1')], [('1/2', '1'), ('0', '1')], [('0', '1'), ('1', '2')]]
     """
-    out = [[(to_q(lo), to_q(hi)) for lo, hi in box]]
-    while len(out) < cells:
-        k = max(range(len(out)), key=lambda i: (max(hi - lo for lo, hi in out[i]), -i))
-        if all(lo == hi for lo, hi in out[k]):
+    # The widest cell, the first of the widest in the list, is halved in place.  A cell's place
+    # in the list is that of its path in the tree of halvings (0 left, 1 right: no leaf's path
+    # is a prefix of another's, so the paths' order is the list's), so a heap keyed by (-width,
+    # path) picks the same cell as a scan of the list: O(K log K), not O(K^2) (--cells 10^6 ran
+    # on past --timeout in the scan: s48 hostile audit S3).
+    if not 1 <= cells <= MAX_CELLS:
+        raise InputError(f"--cells must be between 1 and {MAX_CELLS}, got {cells}")
+    first = [(to_q(lo), to_q(hi)) for lo, hi in box]
+    heap = [(-max((hi - lo for lo, hi in first), default=Q(0)), (), first)]
+    leaves = 1
+    while leaves < cells:
+        width, path, cell = heap[0]
+        if width == 0:
             break
-        out[k:k + 1] = list(_halve(out[k]))
-    return out
+        left, right = _halve(cell)
+        heapq.heapreplace(heap, _keyed(left, path + (0,)))
+        heapq.heappush(heap, _keyed(right, path + (1,)))
+        leaves += 1
+    return [cell for _, _, cell in sorted(heap, key=lambda item: item[1])]
+
+
+def _keyed(cell, path):
+    return (-max(hi - lo for lo, hi in cell), path, cell)
 
 
 def _cells_json(cells):
@@ -120,15 +142,21 @@ def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(jsonable(list(parts)), sort_keys=True).encode()).hexdigest()[:32]
 
 
-def _progress(done: dict, n: int) -> None:
-    """One stderr line of the region walk: finished and open cells, regions so far."""
-    pats = {tuple(r["pattern"]) for c in done.values() for r in c["regions"]}
+def _progress(done: dict, n: int, pats: set, res: dict, shown: list) -> None:
+    """One stderr line of the region walk (at most every 0.5 s, and at the last cell):
+    finished and open cells, regions so far (*pats*, updated with the cell result *res*: a
+    set made again from every cell at every cell was O(K^2), 100 000 cells ran for minutes)."""
+    pats.update(tuple(r["pattern"]) for r in res.get("regions", ()))
+    now = time.monotonic()
+    if now - shown[0] < 0.5 and len(done) < n:
+        return
+    shown[0] = now
     print(f"search regions: {len(done)}/{n} cells done, {n - len(done)} open; {len(pats)} regions "
           "so far", file=sys.stderr, flush=True)
 
 
 def _run_cells(fn, static, cells, workers, scheduler, memory_limit, checkpoint, key,
-               executor=None, progress=False, after=(), timeout=None):
+               executor=None, progress=False, after=(), timeout=None, start=None):
     """Run the unfinished *cells* as tasks: ``(done, ex, reason)``, *done* the results by cell,
     *reason* ``"interrupted (Ctrl-C)"`` when Ctrl-C stopped them (else ""): the cells finished
     so far are kept (and a cell whose in-process walk Ctrl-C cut, with its regions so far,
@@ -138,15 +166,24 @@ def _run_cells(fn, static, cells, workers, scheduler, memory_limit, checkpoint, 
     ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
     try:
         calls = [(k, (*static, _cells_json([cells[k]])[0], *after)) for k in todo]
-        try:
-            for k, res in ex.map_unordered(fn, calls):
-                if res.get("interrupted"):      # in process: Ctrl-C ended the cell's walk
-                    ck.done[k] = res
-                    raise KeyboardInterrupt
-                ck.add(k, res)
-                if progress:
-                    _progress(ck.done, len(cells))
-        except KeyboardInterrupt:
+        end = None if timeout is None else (start or time.monotonic()) + timeout
+        pats: set = set()
+        for c in ck.done.values():
+            pats.update(tuple(r["pattern"]) for r in c.get("regions", ()))
+        shown = [0.0]
+        wave = max(DEFAULT_WAVE, 16 * getattr(ex, "workers", 1))   # (submitting 10^5 cells
+        try:                                       # to Dask at once took 40 s past --timeout 5)
+            for w in range(0, len(calls), wave):
+                for k, res in ex.map_unordered(fn, calls[w:w + wave]):
+                    if res.get("interrupted"):      # in process: Ctrl-C ended the cell's walk
+                        ck.done[k] = res
+                        raise KeyboardInterrupt
+                    ck.add(k, res)
+                    if progress:
+                        _progress(ck.done, len(cells), pats, res, shown)
+                    if end is not None and time.monotonic() >= end and len(ck.done) < len(cells):
+                        return ck.done, ex, f"timeout of {timeout:g} s reached"  # (each cell
+        except KeyboardInterrupt:          # had the whole timeout, 10^5 cells ran on: s49)
             return ck.done, ex, "interrupted (Ctrl-C)"
         return ck.done, ex, ""
     except BaseException:
@@ -639,7 +676,7 @@ def cell_regions(net: Network, box, *, cells: int | None = None,
     box = [(to_q(lo), to_q(hi)) for lo, hi in box]
     if len(box) != net.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {net.n_inputs} intervals lo <= hi")
-    t0 = time.perf_counter()
+    t0, start = time.perf_counter(), time.monotonic()
     parts = split_box(box, cells or DEFAULT_CELLS)
     nj = jsonable(net.to_dict())
     cube = len({b for b in box}) == 1
@@ -649,7 +686,7 @@ def cell_regions(net: Network, box, *, cells: int | None = None,
     key = _digest("regions", nj, _cells_json(parts), whole)
     done, ex, reason = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
                                   memory_limit, checkpoint, key, executor, progress, (whole,),
-                                  timeout=timeout)
+                                  timeout=timeout, start=start)
     try:
         seen: dict = {}
         pieces: dict = {}

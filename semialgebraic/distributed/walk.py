@@ -154,6 +154,15 @@ def process_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def _records_ok(rec) -> bool:
+    """Whether a checkpoint line has the shape this module writes (a dict; its regions dicts
+    with an integer pattern); what they say is checked by the final ``region_cover`` check."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("regions", []), list):
+        return False
+    return all(isinstance(r, dict) and isinstance(r.get("pattern"), list)
+               and all(type(v) is int for v in r["pattern"]) for r in rec.get("regions", []))
+
+
 class _Log:
     """The finished regions of one walk (JSON Lines; module docstring): ``regions`` maps each
     finished pattern to its task record, in the order written."""
@@ -161,6 +170,7 @@ class _Log:
     def __init__(self, path, key: str):
         self.path = None if path is None else Path(path)
         self.regions: dict = {}
+        self.resumed = 0                    # finished regions read from the checkpoint
         if self.path is None:
             return
         refuse_foreign(self.path)
@@ -176,9 +186,12 @@ class _Log:
                 if k == 0 and rec.get("search") != key:
                     raise InputError("the checkpoint belongs to another search (other network, "
                                      "box or mode)", source=str(self.path))
+                if not _records_ok(rec):
+                    break                   # (not a record this code wrote: the rest dropped)
                 for r in rec.get("regions", ()):
                     self.regions.setdefault(tuple(r["pattern"]), r)
                 good.append(line)
+        self.resumed = len(self.regions)
         if not good:
             good = [(json.dumps({"search": key}) + "\n").encode()]
         self.path.write_bytes(b"".join(good))
@@ -483,6 +496,12 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
                     cut = str(exc) if isinstance(exc, BudgetExhausted) and str(exc) else \
                         "interrupted (Ctrl-C)"
                     reason = (f"{reason}; " if reason else "") + f"the certificate not checked ({cut})"
+                if ok is False and log.resumed:    # (an edited checkpoint: exit 4 "a bug",
+                    raise InputError(                 # s48 hostile audit S2)
+                        f"the checkpoint's finished regions do not agree with the network "
+                        f"(edited or corrupted?): {why.removesuffix(': a bug')}; delete it "
+                        "to start afresh",
+                        source=str(checkpoint))
                 if ok is False:
                     raise CertificateError("region_cover", why)
                 verified = ok is True

@@ -101,3 +101,82 @@ def test_the_guard_watches_memory(monkeypatch):
 def test_guard_registered_on_networks():
     assert budget_mod.conversion_guard in __import__("algebra.network").network.CONVERSION_GUARDS
     assert Network._ARRAY_APPLY > 0
+
+
+NET_T10 = {"format": "netfibers.network", "version": 1, "activation": "relu",
+           "layers": [{"weight": [[1]], "bias": [1]}, {"weight": [[2]], "bias": [-1]},
+                      {"weight": [[3]], "bias": [0]}]}
+
+
+def test_an_edited_search_checkpoint_is_an_input_error(run, tmp_path):
+    """s48 hostile audit S2: two finished regions' patterns swapped in a ``search regions``
+    checkpoint were caught by the final region_cover check (no false count) but reported as
+    exit 4 "a bug"; now exit 2 naming the checkpoint.  An unedited one resumes (exit 0)."""
+    net = tmp_path / "net.json"
+    net.write_text(json.dumps(NET_T10))
+    ck = tmp_path / "ck.json"
+    argv = ("search", "regions", net, "--box", "-1,1", "--workers", "0", "--timeout", "30",
+            "--checkpoint", ck)
+    code, out, _ = run(*argv)
+    assert code == 0 and out.startswith("2 activation regions")
+    good = ck.read_text()
+    lines = good.splitlines()
+    recs = [json.loads(line) for line in lines[1:]]
+    assert len(recs) == 2
+    a, b = recs[0]["regions"][0]["pattern"], recs[1]["regions"][0]["pattern"]
+    recs[0]["regions"][0]["pattern"], recs[1]["regions"][0]["pattern"] = b, a
+    ck.write_text("\n".join([lines[0]] + [json.dumps(r) for r in recs]) + "\n")
+    code, out, err = run(*argv)
+    assert code == 2, (out, err)
+    assert "do not agree with the network" in err and str(ck) in err and "a bug" not in err
+    ck.write_text(good)
+    code, out, _ = run(*argv)
+    assert code == 0 and out.startswith("2 activation regions")
+    recs = [json.loads(line) for line in good.splitlines()[1:]]
+    recs[0]["regions"][0]["pattern"] = ["1", 2]              # not a record this code writes
+    ck.write_text("\n".join([good.splitlines()[0]] + [json.dumps(r) for r in recs]) + "\n")
+    code, out, _ = run(*argv)                                 # the rest dropped, walked again
+    assert code == 0 and out.startswith("2 activation regions")
+
+
+def _split_box_by_scan(box, cells):
+    """The reference: the widest cell, the first of the widest in the list, halved in place."""
+    from algebra.rationals import to_q
+    from semialgebraic.distributed.search import _halve
+    out = [[(to_q(lo), to_q(hi)) for lo, hi in box]]
+    while len(out) < cells:
+        k = max(range(len(out)), key=lambda i: (max(hi - lo for lo, hi in out[i]), -i))
+        if all(lo == hi for lo, hi in out[k]):
+            break
+        out[k:k + 1] = list(_halve(out[k]))
+    return out
+
+
+def test_split_box_by_heap_is_the_scan():
+    """s48 hostile audit S3: the scan was O(K^2) (--cells 10^6 ran past --timeout); the heap
+    keyed by (-width, path in the tree of halvings) gives the same cells in the same order."""
+    import random
+    from algebra.rationals import Q
+    from semialgebraic.distributed.search import split_box
+    r = random.Random(49)
+    for _ in range(200):
+        box = []
+        for _ in range(r.randint(1, 4)):
+            lo = Q(r.randint(-5, 5), r.randint(1, 4))
+            box.append((lo, lo + r.choice([0, 1, 2, Q(r.randint(1, 9), r.randint(1, 3))])))
+        k = r.randint(1, 60)
+        assert split_box(box, k) == _split_box_by_scan(box, k), (box, k)
+
+
+def test_search_cells_are_bounded_and_timed(run, tmp_path):
+    from semialgebraic.distributed.search import MAX_CELLS
+    net = tmp_path / "net.json"
+    net.write_text(json.dumps(NET_T10))
+    code, _, err = run("search", "regions", net, "--box", "-1,1", "--workers", "0",
+                       "--cells", MAX_CELLS + 1)
+    assert code == 2 and f"between 1 and {MAX_CELLS}" in err
+    t = time.monotonic()            # 5 000 one-dimensional cells, each its own walk: ~12 s
+    code, out, _ = run("search", "regions", net, "--box", "-1,1", "--workers", "0",
+                       "--cells", "5000", "--timeout", "1")
+    assert code == 3 and "partial: timeout of 1 s reached" in out
+    assert time.monotonic() - t < 8
