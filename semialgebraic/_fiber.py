@@ -154,7 +154,8 @@ def fiber(net: Network, *, domain=None, timeout: float | None = None) -> Fiber:
         The input domain (any spelling of R^d or the orthant :func:`~semialgebraic.sets.
         api_domain` takes); the orthant for one hidden layer only.
     timeout : float, optional
-        Seconds (main thread only, as the CLI's ``fiber --timeout``): past them
+        Seconds (as the CLI's ``fiber --timeout``; an alarm on the main thread, elsewhere
+        only the budget checks inside the computation see it): past them
         :class:`~semialgebraic.exceptions.BudgetExceededError` is raised (session 39 API audit:
         the API had no budget for the fiber).
 
@@ -174,12 +175,13 @@ def fiber(net: Network, *, domain=None, timeout: float | None = None) -> Fiber:
         When *timeout* seconds pass first.
     """
     if timeout is not None:
-        from .budget import BudgetExhausted, alarm_at
+        from .budget import Budget, BudgetExhausted, alarm_at
         if timeout <= 0:
             raise BudgetExceededError(f"timeout of {timeout:g} s reached before the fiber")
-        try:
-            with alarm_at(time.monotonic() + timeout, "the fiber"):
-                return fiber(net, domain=domain)
+        try:                # the alarm (main thread); the budget's checks (any thread) and the
+            with Budget(timeout).active(), \
+                    alarm_at(time.monotonic() + timeout, "the fiber"):   # conversions it
+                return fiber(net, domain=domain)                          # cannot pay for
         except BudgetExhausted:
             raise BudgetExceededError(f"timeout of {timeout:g} s reached computing the fiber") from None
     require_network(net, "fiber")

@@ -499,6 +499,8 @@ def cmd_verify(args) -> int:
         data.update({"epsilon": str(eps), "epsilon_answer": answer, "epsilon_reason": how})
         code = {True: 0, False: 1, None: 3}[answer]
         typed = str(args.epsilon).strip()              # the user's spelling (25271/500000000 was
+        if len(typed) > 40:                            # (a 10 000-digit E was echoed whole)
+            typed = display.number(eps, getattr(args, "exact", False))
         said = {True: f"it proves max |a - b| <= {typed}",          # printed for 5.0542e-5)
                 False: f"it proves max |a - b| > {typed}",
                 None: f"it does not decide max |a - b| <= {typed}"}[answer]

@@ -180,3 +180,33 @@ def test_search_cells_are_bounded_and_timed(run, tmp_path):
                        "--cells", "5000", "--timeout", "1")
     assert code == 3 and "partial: timeout of 1 s reached" in out
     assert time.monotonic() - t < 8
+
+
+def test_a_large_flip_set_is_summarised(run, tmp_path):
+    """s48 hostile audit (cosmetic): a VALID absorption printed all of S (230 indices).  A
+    block d = k = 14 with W_up = I and W_down = -I (skip I) is absorbed by flipping all 14."""
+    from semialgebraic.verify import verify
+    d = 14
+    eye = [[int(i == j) for j in range(d)] for i in range(d)]
+    block = tmp_path / "b.json"
+    block.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                                 "w_up": eye, "w_down": [[-v for v in r] for r in eye]}))
+    cert = tmp_path / "cert.json"
+    code, out, _ = run("absorb", block, "--certificate", cert)
+    assert code == 0
+    ok, why = verify(json.loads(cert.read_text()))
+    assert ok and why.startswith("flip of S = [0, 1, 2, 3, 4, 5, …, 13] (14 indices")
+
+
+def test_a_long_epsilon_is_not_echoed_whole(run, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(NET_T10))
+    moved = json.loads(json.dumps(NET_T10))
+    moved["layers"][2]["weight"] = [[4]]
+    b.write_text(json.dumps(moved))
+    cert = tmp_path / "c.json"
+    code, out, _ = run("diff", a, b, "--box", "-1,1", "--certificate", cert)
+    assert code == 0
+    eps = "0." + "9" * 3000
+    code, out, _ = run("verify", cert, "--epsilon", eps)
+    assert code in (0, 1) and max(map(len, out.splitlines())) < 400 and "9" * 100 not in out
