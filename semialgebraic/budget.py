@@ -33,7 +33,17 @@ from types import SimpleNamespace
 __all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "conversion_guard", "conversions_until", "ctrl_c", "signals_after", "answer_kept",
            "ctrl_c_count", "ctrl_c_left", "alarm_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
-_ACTIVE: list["Budget"] = []
+class _PerThread(threading.local):
+    """The budgets a thread has made active (:meth:`Budget.active`) and its deadlines
+    (:func:`conversions_until`): per thread, so that a budget one thread activates (an API
+    call with ``timeout=`` in a notebook's worker thread) never stops another thread's work."""
+
+    def __init__(self):
+        self.active: list["Budget"] = []
+        self.deadlines: list = []
+
+
+_THREAD = _PerThread()
 _CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before one is exhausted
 _PHASES: list[str] = []    # what the command is doing now (:func:`phase`), for :func:`heartbeat`
 _SHOWN = [0.0]             # ``time.monotonic()`` of the last progress text on stderr
@@ -112,7 +122,7 @@ def checkpoint() -> None:
     timeout of 0 s reached
     >>> checkpoint()          # no active budget: nothing happens
     """
-    for b in _ACTIVE:
+    for b in _THREAD.active:
         if b.exhausted():
             raise BudgetExhausted(b.reason)
 
@@ -132,7 +142,7 @@ def wall_seconds_left() -> float | None:
     ...     0 < wall_seconds_left() <= 100
     True
     """
-    left = [b.timeout - b.elapsed() for b in _ACTIVE
+    left = [b.timeout - b.elapsed() for b in _THREAD.active
             if b.timeout is not None and b.clock in _WALL_CLOCKS]
     return min(left) if left else None
 
@@ -192,8 +202,8 @@ class Budget:
         its partial result.  A limit already reached keeps its own reason."""
         if self.exhausted():
             return
-        if any(b is not self and b.exhausted() for b in _ACTIVE):
-            self.reason = next(b.reason for b in _ACTIVE if b.reason is not None)
+        if any(b is not self and b.exhausted() for b in _THREAD.active):
+            self.reason = next(b.reason for b in _THREAD.active if b.reason is not None)
             return
         exc = sys.exc_info()[1]      # called in an except: a budget's stop is not a Ctrl-C
         if isinstance(exc, BudgetExhausted) and str(exc) and _CTRL_C[0] == self._ctrl_c:
@@ -218,13 +228,13 @@ class Budget:
     @contextmanager
     def active(self):
         """Make :func:`checkpoint` watch this budget inside the ``with`` block."""
-        _ACTIVE.append(self)
+        _THREAD.active.append(self)
         try:
             yield self
         finally:
-            for i in range(len(_ACTIVE) - 1, -1, -1):
-                if _ACTIVE[i] is self:
-                    del _ACTIVE[i]
+            for i in range(len(_THREAD.active) - 1, -1, -1):
+                if _THREAD.active[i] is self:
+                    del _THREAD.active[i]
                     break
 
     @contextmanager
@@ -243,14 +253,14 @@ class Budget:
         ...         print(exc)
         timeout of 0 s reached
         """
-        where = [i for i, b in enumerate(_ACTIVE) if b is self]
+        where = [i for i, b in enumerate(_THREAD.active) if b is self]
         for i in reversed(where):
-            del _ACTIVE[i]
+            del _THREAD.active[i]
         try:
             yield self
         finally:
             for i in where:
-                _ACTIVE.insert(min(i, len(_ACTIVE)), self)
+                _THREAD.active.insert(min(i, len(_THREAD.active)), self)
 
     def timer(self) -> "Budget":
         """This budget's timeout alone (same clock and start, no region limit): it watches the
@@ -677,13 +687,13 @@ def conversion_guard(entries: int, what: str) -> None:
     ...         print(str(exc)[:59])
     making W1's exact matrix (100000000 entries) takes about 50
     """
-    if entries < 100_000 or not (_ACTIVE or _DEADLINES):
+    if entries < 100_000 or not (_THREAD.active or _THREAD.deadlines):
         return
     seconds = entries / CONVERT_RATE
     limit, rss = memory_limit(), resident_bytes()
     reason = None
     now = time.monotonic()
-    for left in [b.remaining() for b in _ACTIVE] + [end - now for end in _DEADLINES]:
+    for left in [b.remaining() for b in _THREAD.active] + [end - now for end in _THREAD.deadlines]:
         if left is not None and seconds > left:
             reason = (f"making {what} ({entries} entries) takes about "
                       f"{seconds:.0f} s, more than the {max(left, 0):.1f} s left of the budget")
@@ -695,14 +705,10 @@ def conversion_guard(entries: int, what: str) -> None:
                   f"{limit / 1e9:.3g} GB (NETFIBERS_MAX_MEMORY=GB sets the limit)")
     if reason is None:
         return
-    for b in _ACTIVE:
+    for b in _THREAD.active:
         if b.reason is None:
             b.reason = reason
     raise BudgetExhausted(reason)
-
-
-_DEADLINES: list = []
-"""Ends (``time.monotonic``) of the blocks of :func:`conversions_until`."""
 
 
 @contextmanager
@@ -712,11 +718,11 @@ def conversions_until(seconds: float | None):
     if seconds is None:
         yield
         return
-    _DEADLINES.append(time.monotonic() + seconds)
+    _THREAD.deadlines.append(time.monotonic() + seconds)
     try:
         yield
     finally:
-        _DEADLINES.pop()
+        _THREAD.deadlines.pop()
 
 
 def _register_conversion_guard() -> None:

@@ -210,3 +210,26 @@ def test_a_long_epsilon_is_not_echoed_whole(run, tmp_path):
     eps = "0." + "9" * 3000
     code, out, _ = run("verify", cert, "--epsilon", eps)
     assert code in (0, 1) and max(map(len, out.splitlines())) < 400 and "9" * 100 not in out
+
+
+def test_budgets_are_per_thread():
+    """A budget one thread makes active (``fiber(net, timeout=1)`` in a notebook's worker
+    thread) never stops another thread's work: the active budgets are per thread (s49)."""
+    import threading
+    spent = budget_mod.Budget(timeout=0)
+    seen = []
+
+    def other():
+        try:
+            budget_mod.checkpoint()
+            budget_mod.conversion_guard(10**9, "big")
+            seen.append("free")
+        except budget_mod.BudgetExhausted:
+            seen.append("stopped")
+    with spent.active(), budget_mod.conversions_until(0.0):
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        with pytest.raises(budget_mod.BudgetExhausted):
+            budget_mod.checkpoint()
+    assert seen == ["free"]
