@@ -11,7 +11,10 @@ Methods (``method=``)
     (:func:`semialgebraic.shallow.equivalent_shallow`); two hidden layers with n1 <= d each
     (domain R^d): CANON for generic bottleneck networks
     (:func:`semialgebraic.bottleneck.equivalent_bottleneck`, three-layer-fibers R20).  A fast path
-    whose hypotheses fail returns answer None and the general method decides.
+    whose hypotheses fail returns answer None and the general method decides.  Before it, where
+    no fast path decided, two hidden layers or more of the same widths: when aligning b's hidden
+    neurons with a's (S1, S2 steps, :mod:`semialgebraic.bab.align`) gives a exactly, the answer
+    is "equivalent" (``method`` "symmetry", a ``symmetry_path`` certificate).
 ``"general"``
     Exact for any depths and widths: cheap refutation, exact contraction and reduction of
     a − b, then a walk over the linear regions of the reduced difference
@@ -431,8 +434,50 @@ def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verd
             return fast
         if method != "auto":
             return Verdict(None, method, f"the {method} method does not apply", tuple(hyps))
+    if method == "auto" and a.depth >= 3 and a.widths == b.widths and \
+            not (budget is not None and budget.exhausted()):
+        same = _symmetric_copy(a, b, hyps, check, budget)     # (where no theorem's fast path
+        if same is not None:                                  # decided: deeper nets, boxes)
+            return same
     return general_method(a, b, dom, budget, progress, tuple(hyps), samples, check,
                           random_done=random_done)
+
+
+SYMMETRIC_COPY = ("b is a with its hidden neurons permuted and positively rescaled (S1, S2): "
+                  "the same function on every domain")
+
+
+def _symmetric_copy(a, b, hyps, check=True, budget=None) -> Verdict | None:
+    """"equivalent" with a ``symmetry_path`` certificate when *b*'s hidden neurons, permuted and
+    positively rescaled layer by layer (:func:`semialgebraic.bab.align.aligned`: S1, S2 steps,
+    each keeping the function), give *a* exactly; else None.  A deep permuted copy was decided
+    by "72 exact reduction steps reduce a − b to the zero map", true but not what a user
+    recognises (s48 note); ``diff`` said it this way already."""
+    from ..bab.align import aligned
+    from ..certificates.symmetry_path import symmetry_path_certificate
+    try:
+        with phase("aligning b's neurons with a's"):
+            b2, steps = aligned(a, b)
+    except (ValueError, ArithmeticError):
+        return None
+    except BudgetExhausted:              # (the general method reports the spent budget)
+        return None
+    if b2 != a:
+        return None
+    cert = symmetry_path_certificate(a, b, [st.inverse() for st in reversed(steps)])
+    hyps.append(Hypothesis("b is a up to S1 and S2 (exact alignment)", True, len(steps)))
+    v = Verdict(True, "symmetry", SYMMETRIC_COPY if steps else "b has the same weights as a",
+                tuple(hyps), cert,
+                {"regions_checked": 0, "complete": True, "steps": len(steps)})
+    if check:
+        c = jsonable(cert, keep_networks=True)
+        with phase("re-checking the symmetry path"):
+            if budget is None or budget.timeout is None:
+                require_valid(c, verify, "symmetry")
+            elif valid_within(c, budget, checker=verify) is None:
+                v = replace(v, reason=v.reason + NOT_RECHECKED,
+                            details={**v.details, "certificate_checked": False})
+    return v
 
 
 def _fast_path(a, b, dom, method, hyps, check=True, budget=None,

@@ -277,13 +277,13 @@ def test_equiv_budget_spent_before_the_walk_is_undecided(monkeypatch):
         raise AssertionError("checkpoint() did not stop")
     monkeypatch.setattr(general, "reduced_difference", spent)
     a = random_net([3, 6, 6, 1], 4)
-    v = equivalent(a, a, domain=(-1, 1), budget=budget)
+    v = equivalent(a, a, domain=(-1, 1), budget=budget, method="general")
     assert v.answer is None and v.reason == "undecided: timeout of 5 s reached before the walk; " \
         "0 regions checked, no counterexample found"
     assert v.details["complete"] is False and budget.reason == "timeout of 5 s reached"
     stop.append(True)
     with pytest.raises(KeyboardInterrupt):
-        equivalent(a, a, domain=(-1, 1), budget=Budget(timeout=5))
+        equivalent(a, a, domain=(-1, 1), budget=Budget(timeout=5), method="general")
 
 
 @pytest.mark.slow

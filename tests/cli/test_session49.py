@@ -233,3 +233,55 @@ def test_budgets_are_per_thread():
         with pytest.raises(budget_mod.BudgetExhausted):
             budget_mod.checkpoint()
     assert seen == ["free"]
+
+
+def _deep_pair(seed, moved=False):
+    """A random 3-6-5-4-2 net and its copy with every hidden layer permuted and positively
+    rescaled (exactly, over Q); *moved*: then one weight of the copy moved by 1e-9."""
+    import random
+    from fractions import Fraction as F
+    from algebra.network import Network
+    r = random.Random(seed)
+    w = [3, 6, 5, 4, 2]
+    Ws = [[[F(r.randint(-9, 9), r.randint(1, 4)) for _ in range(w[l])] for _ in range(w[l + 1])]
+          for l in range(4)]
+    bs = [[F(r.randint(-5, 5), r.randint(1, 3)) for _ in range(w[l + 1])] for l in range(4)]
+    W2, b2 = [list(map(list, W)) for W in Ws], [list(b) for b in bs]
+    for l in range(3):
+        n = w[l + 1]
+        perm = list(range(n))
+        r.shuffle(perm)
+        s = [F(r.randint(1, 7), r.randint(1, 5)) for _ in range(n)]
+        W2[l] = [[x * s[j] for x in W2[l][perm[j]]] for j in range(n)]
+        b2[l] = [b2[l][perm[j]] * s[j] for j in range(n)]
+        W2[l + 1] = [[row[perm[j]] / s[j] for j in range(n)] for row in W2[l + 1]]
+    if moved:
+        W2[2][1][0] += F(1, 10**9)
+
+    def net(W, b):
+        return Network.from_rows([[[str(x) for x in row] for row in M] for M in W],
+                                 [[str(x) for x in v] for v in b])
+    return net(Ws, bs), net(W2, b2)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_deep_permuted_copies_are_decided_by_the_alignment(seed):
+    """equiv of a deep permuted and rescaled copy says so (S1, S2) with a symmetry_path
+    certificate, on R^d and on a box (an on_box certificate around it); a copy with one weight
+    moved by 1e-9 is never called a symmetric copy (s48 note: "72 exact reduction steps")."""
+    from semialgebraic.equivalence import equivalent
+    from semialgebraic.verify import verify
+    from semialgebraic.certificates import jsonable
+    a, b = _deep_pair(seed)
+    for dom in (None, (-1, 1), [(-1, 2), (0, 1), (-3, 0)]):
+        v = equivalent(a, b, domain=dom)
+        assert v.answer is True and v.method == "symmetry", (dom, v)
+        cert = jsonable(v.certificate, keep_networks=True)
+        assert verify(cert)[0]
+        assert (cert["inner"] if cert["type"] == "on_box" else cert)["type"] == "symmetry_path"
+    a, c = _deep_pair(seed, moved=True)       # (the moved weight's neuron may be dead on the
+    for dom in (None, (-1, 1)):               # box: then the general method proves equality)
+        v = equivalent(a, c, domain=dom)
+        assert v.method != "symmetry" and v.answer is not None
+    g = equivalent(a, b, method="general")
+    assert g.answer is True and g.method == "general"

@@ -67,7 +67,10 @@ def test_permuted_scaled_copies_are_equivalent_on_a_box(seed):
     rng = random.Random(seed)
     a = _random_net(rng, [2, 4, 3, 1])
     b = _permuted_scaled(a, rng)
-    v = equivalent(a, b, domain=BOX)
+    s = equivalent(a, b, domain=BOX)              # auto: the exact alignment (S1, S2) decides
+    assert s.answer is True and s.method == "symmetry" and verify(_json(s.certificate))[0]
+    assert _json(s.certificate)["inner"]["type"] == "symmetry_path"
+    v = equivalent(a, b, domain=BOX, method="general")
     assert v.answer is True and v.method == "general"
     cert = _json(v.certificate)
     assert cert["type"] == "on_box" and cert["box"] == [[-1, 2], [0, 3]]
@@ -76,7 +79,7 @@ def test_permuted_scaled_copies_are_equivalent_on_a_box(seed):
     ok, why = verify(cert)
     assert ok and "R36" in why
     # the hypotheses speak of the user's box, never the cube
-    boxes = [h.witness for h in v.hypotheses if isinstance(h.witness, dict) and "box" in h.witness]
+    boxes = [h.witness for h in s.hypotheses if isinstance(h.witness, dict) and "box" in h.witness]
     assert boxes and all(w == {"box": [[Q(-1), Q(2)], [Q(0), Q(3)]]} for w in boxes)
     assert v.details["box"] == [[Q(-1), Q(2)], [Q(0), Q(3)]]
 

@@ -145,8 +145,9 @@ def test_auto_dispatches_to_the_fast_paths():
     names = [h.name for h in v.hypotheses]
     assert "one hidden layer each" in names
     deep = Network.from_rows([[[1], [-1]], [[1, 1], [1, -1]], [[1, 1]]], [[0, 0], [0, 0], [0]])
-    w = equivalent(deep, deep)
-    assert w.answer is True and w.method == "general"
+    w = equivalent(deep, deep)                  # (no theorem's fast path: the exact alignment)
+    assert w.answer is True and w.method == "symmetry" and w.reason == "b has the same weights as a"
+    assert equivalent(deep, deep, method="general").method == "general"
 
 
 def test_tiny_region_difference_is_found_by_the_walk():
