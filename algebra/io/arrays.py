@@ -66,7 +66,7 @@ from ..rationals import Q, q_str
 from .exact import (check_dtype, dyadic_integer_array, exact_parts, exact_qmatrix, float_weights,
                     numpy_or_error)
 from .layouts import _WB, layer_order, orient_layers
-from .native import write_atomic
+from .native import no_such_file, write_atomic
 
 __all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors", "matrix_from_array",
            "BINARY_SUFFIXES", "WRITABLE_SUFFIXES", "ARRAY_READERS", "GRAPH_READERS", "read_npz",
@@ -466,7 +466,7 @@ def matrix_from_array(arr, name: str = "array") -> QMatrix:
 def _read_arrays(p: Path) -> dict:
     """``{name: numpy array}`` of a dict-of-tensors file (float arrays widened exactly)."""
     if not p.exists():
-        raise InputError("no such file", source=str(p))
+        raise no_such_file(p)
     suffix = p.suffix.lower()
     if suffix not in ARRAY_READERS:
         raise InputError(f"unknown weight file type {suffix or '(no suffix)'!r}; expected one of "
@@ -722,7 +722,7 @@ def tensor_index(path: str | Path) -> dict:
     formats are read whole first."""
     p = Path(path)
     if not p.exists():
-        raise InputError("no such file", source=str(p))
+        raise no_such_file(p)
     suffix = p.suffix.lower()
     if suffix == ".safetensors":
         return safetensors_index(p)

@@ -32,6 +32,7 @@ from ..rationals import Q
 from .arrays import missing_bias_sentence
 from .exact import (check_dtype, dyadic_integer_array, exact_parts, exact_qmatrix, float_weights,
                     numpy_or_error)
+from .native import no_such_file
 
 __all__ = ["KERAS_SUFFIXES", "load_keras", "keras_arrays"]
 
@@ -58,7 +59,7 @@ def _text(value) -> str:
 def _open(p: Path):
     h5py = _h5py()
     if not p.exists():
-        raise InputError("no such file", source=str(p))
+        raise no_such_file(p)
     try:
         return h5py.File(p, "r")
     except OSError as exc:

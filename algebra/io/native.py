@@ -33,6 +33,20 @@ MAX_INPUTS = 1 << 31
 """The largest ``"inputs"`` width a network file may declare (FLINT matrices take word-size
 dimensions; a width pinned past it is a malformed file, session-38 forge F4)."""
 
+def no_such_file(p: Path) -> InputError:
+    """The error for a missing *p*; a README example path (``algebra/examples/…``) given outside
+    the repository root names the installed copy (s49 new-user audit F5: "no such file", no
+    hint, though ``pip install .`` installs the examples)."""
+    parts = Path(p).parts
+    if "examples" in parts and not Path(p).is_absolute():
+        k = parts.index("examples")
+        bundled = Path(__file__).resolve().parents[1].joinpath("examples", *parts[k + 1:])
+        if k >= 1 and parts[k - 1] == "algebra" and bundled.is_file():
+            return InputError(f"no such file here (README's examples are relative to the "
+                              f"repository root; the installed copy is {bundled})", source=str(p))
+    return InputError("no such file", source=str(p))
+
+
 def require_regular_file(path, what: str = "a weight file") -> Path:
     """*path* as a Path, or InputError naming it: missing, a directory, a pipe or a device
     (reading could wait forever), or a name the system refuses (too long, …)."""
@@ -42,7 +56,7 @@ def require_regular_file(path, what: str = "a weight file") -> Path:
     except OSError as exc:                 # e.g. a file name longer than the system allows
         raise InputError(f"cannot read: {exc.strerror or exc}", source=str(p)) from None
     if not exists:
-        raise InputError("no such file", source=str(p))
+        raise no_such_file(p)
     if is_dir:
         raise InputError(f"is a directory, not {what}", source=str(p))
     if not is_file:

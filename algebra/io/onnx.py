@@ -15,6 +15,7 @@ from ..exceptions import InputError, MissingDependencyError
 from ..network import Network
 from .arrays import first_line, missing_bias_sentence, network_from_tensors
 from .exact import check_dtype, exact_qmatrix, numpy_or_error
+from .native import no_such_file
 
 __all__ = ["load_onnx", "onnx_initializers"]
 
@@ -225,7 +226,7 @@ def _onnx_model(p: Path):
     except ImportError:
         raise MissingDependencyError("onnx", "io", f"reading {p.name} (an ONNX file)") from None
     if not p.exists():
-        raise InputError("no such file", source=str(p))
+        raise no_such_file(p)
     if p.stat().st_size == 0:                # (onnx reads it as an empty model: "0 inputs")
         raise InputError("empty file (0 bytes): not an ONNX model", source=str(p))
     try:

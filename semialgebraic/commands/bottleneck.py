@@ -77,8 +77,9 @@ def deadline(seconds: float | None):
 
 def register(sub, parent) -> None:
     p = sub.add_parser("identify", parents=[parent],
-                       help="identifiability up to permutation and scaling (one hidden layer, "
-                            "or a three-layer bottleneck)",
+                       help="identifiability up to permutation and scaling (decided for one "
+                            "hidden layer and three-layer bottlenecks; any network: 'not "
+                            "identifiable' with a planted copy)",
                        **describe(
                            "Decide whether the weights of NET are determined by its function on "
                            "R^d up to permuting neurons and positive rescaling (S1, S2). One "
@@ -95,8 +96,9 @@ def register(sub, parent) -> None:
                                   "3  non-generic input or undecided (also: --timeout reached "
                                   "or Ctrl-C: what was checked, the symmetry directions found "
                                   "and the phase, no verdict claimed)",
-                                  "2  input error (a deeper network, or a bottleneck wider "
-                                  "than its input, is not one: 1 with a planted copy, else 3)"],
+                                  "2  input error (unreadable file, bad options); a deeper "
+                                  "network or a wider bottleneck is not an error: exit 1 with "
+                                  "a planted copy, else 3"],
                            examples=["netfibers identify algebra/examples/t5_perm_scale_a.json",
                                      "netfibers identify net.json --certificate cert.json"]))
     p.add_argument("net", metavar="NET")
@@ -719,6 +721,12 @@ def cmd_fiber(args) -> int:
                     "lists the fibers of one hidden layer and of three-layer bottlenecks (n1 <= d) "
                     f"({exc}); `netfibers dim` gives the fiber's dimension near these weights, "
                     "`netfibers symmetries` the symmetries they show")
+        else:                  # (the fiber is the function's: s49 new-user audit F7)
+            text += ("\n  the fiber is a set of parameters of the function, the same from any "
+                     "of its parameters: a generic parameter of the same function (e.g. without "
+                     "the zero entry or coincidence the condition names, where the function "
+                     "allows) gets the listing; `netfibers dim` gives its dimension near these "
+                     "weights")
         if args.certificate:
             text += "\nno certificate written: no listing"
         emit(args, {"dimension": None, "reason": text}, text)

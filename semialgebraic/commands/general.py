@@ -638,8 +638,11 @@ def cmd_dim(args) -> int:
                    + ("" if fib.value == fd.n_parameters - fd.value else
                       f"\n  fiber dimension {fib.value} < N - {fd.value} = "
                       f"{fd.n_parameters - fd.value}: {fib.reason}") if fib.exact else
-                   f"fiber dimension between {fib.lower} and {fib.upper} ({fd.reason}; N - {fd.value} "
-                   f"= {fib.upper} can count directions the fiber does not have: {fd.fiber_overcount}; "
+                   f"fiber dimension between {fib.lower} and {fib.upper} ({fd.reason}; "
+                   + (f"N - {fd.value} = {fib.upper}" if fib.upper == fd.n_parameters - fd.value
+                      else f"{fib.upper} (N - {fd.value} = {fd.n_parameters - fd.value}, less "
+                           "directions proven not to be the fiber's)")       # (it printed
+                   + f" can count directions the fiber does not have: {fd.fiber_overcount}; "  # N - 9 = 6
                    f"{fib.lower}: the moves proven to keep the function near theta — "
                    f"{MOVES})"))
     else:                            # the reason's clauses one per line (JSON: one string)

@@ -276,3 +276,4 @@ def diff_picture(path, a, b, box, point, value) -> None:
     require_matplotlib()
     cert = None if value is None or point is None else (point, value)
     save(diff_scene(a, b, box, certified=cert), path)
+    print(f"picture written to {path}", file=sys.stderr)     # (silent before: s49 new-user F6)

@@ -344,11 +344,13 @@ def _upper(cert, net, lo_hi, p: int, lower: int, why: str, box_note: str) -> tup
             bound = _directions_bound(net, vectors, p, upper)
             if bound > upper:
                 return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"
-            how.append(f"{len(dirs)} proven kernel directions give <= {bound}"
-                       + (f" <= the claimed {upper}" if bound < upper else ""))
+            N = net.n_parameters       # (entries stand for one or more vectors: "3 proven
+            how.append(f"{len(vectors)} proven kernel directions ({len(dirs)} entries) of rank "  # kernel
+                       f"{N - bound} give <= N - {N - bound} = {bound}"        # directions give
+                       + (f" <= the claimed {upper}" if bound < upper else ""))   # <= 3", N = 7)
         else:                  # beside regions they only spare columns of the regions' rank
-            how.append(f"{len(dirs)} proven kernel directions, whose pivot columns the rows on the "
-                       "regions are determined without")
+            how.append(f"{len(vectors)} proven kernel directions ({len(dirs)} entries), whose "
+                       "pivot columns the rows on the regions are determined without")
     if regions is not None:
         rank = _regions_rank(net, regions, lo_hi, vectors if dirs is not None else None, p)
         if isinstance(rank, str):

@@ -22,7 +22,7 @@ def test_help_texts_say_what_the_commands_do(run):
     _, out, _ = run("identify", "--help")
     out = _one_line(out)
     assert "NET has more hidden layers" not in out
-    assert "a deeper network, or a bottleneck wider than its input, is not one: 1 with a planted copy, else 3" in out
+    assert "a deeper network or a wider bottleneck is not an error: exit 1 with a planted copy, else 3" in out
     _, out, _ = run("equiv", "--help")
     out = _one_line(out)
     assert "enclosing box" not in out and "decided on that polyhedron itself, by the region walk" in out

@@ -285,3 +285,48 @@ def test_deep_permuted_copies_are_decided_by_the_alignment(seed):
         assert v.method != "symmetry" and v.answer is not None
     g = equivalent(a, b, method="general")
     assert g.answer is True and g.method == "general"
+
+
+def _net_file(tmp_path, name, layers):
+    path = tmp_path / name
+    path.write_text(json.dumps({"format": "netfibers.network", "version": 1, "layers": [
+        {"weight": w, "bias": b} for w, b in layers]}))
+    return path
+
+
+def test_new_user_audit_wording(run, tmp_path, monkeypatch):
+    """s49 new-user audit: F1 dim printed "N - 9 = 6" for N = 17 (the fiber's capped upper
+    bound in place of N - rank); F2 verify's "3 proven kernel directions give <= 3" with N = 7
+    (entries counted, not vectors); F5 a README example path outside the repository root got
+    "no such file" without a hint; F6 diff --plot wrote its picture silently; F7 fiber's
+    non-generic refusal did not say that the fiber is the function's."""
+    linpair = _net_file(tmp_path, "linpair.json", [
+        ([[1, 0], [-1, 0], [0, 1], [0, -1]], [0, 0, 0, 0]), ([[1, 1, 1, -1]], [0])])
+    code, out, _ = run("dim", linpair)
+    assert "functional dimension 9 of 17" in out and "fiber dimension between 5 and 6" in out
+    assert "N - 9 = 8" in out and "N - 9 = 6" not in out
+    dead = _net_file(tmp_path, "dead.json", [([[1], [0]], [0, -1]), ([[1, 5]], [0])])
+    cert = tmp_path / "dim.json"
+    code, out, _ = run("dim", dead, "--certificate", cert)
+    assert code == 0
+    code, out, _ = run("verify", cert)
+    assert code == 0 and "of rank 4 give <= N - 4 = 3" in out
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run("eval", "algebra/examples/masked_bottleneck.json", "--x", "1,-1/2")
+    assert code == 2 and "the installed copy is" in err and "masked_bottleneck.json" in err
+    code, _, err = run("eval", "algebra/examples/none_such.json", "--x", "1")
+    assert code == 2 and err.strip().endswith("no such file")
+    minrelu = _net_file(tmp_path, "minrelu.json", [([[1]], [0]), ([[1], [1]], [0, -1]),
+                                                   ([[1, -1]], [0])])
+    code, out, _ = run("fiber", minrelu)
+    assert code == 3 and "non-generic: G2" in out and "the fiber is a set of parameters of the " \
+        "function" in out
+
+
+def test_diff_plot_says_where_it_wrote(run, tmp_path):
+    pytest.importorskip("matplotlib")
+    a = _net_file(tmp_path, "a.json", [([[1, 0], [0, 1]], [0, 0]), ([[1, 1]], [0])])
+    b = _net_file(tmp_path, "b.json", [([[1, 0], [0, 1]], [0, 0]), ([[1, 2]], [0])])
+    png = tmp_path / "d.png"
+    code, out, err = run("diff", a, b, "--box", "-1,1", "--plot", png)
+    assert code == 0 and png.is_file() and f"picture written to {png}" in err

@@ -141,7 +141,7 @@ def test_never_exercised_weight_is_certified_with_its_proof():
     free = [e for e in cert["upper_directions"] if e[0] == "free"]
     assert [e[1] for e in free] == [5]
     ok, why = verify(cert)
-    assert ok and f"<= {fd.upper}" in why
+    assert ok and f"= {fd.upper}" in why
     bad = copy.deepcopy(cert)
     entry = next(e for e in bad["upper_directions"] if e[0] == "free")
     entry[2]["refuted"] = entry[2]["refuted"][1:]                # a branch left unrefuted

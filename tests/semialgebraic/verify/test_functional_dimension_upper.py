@@ -685,7 +685,7 @@ def test_a_claim_weaker_than_the_directions_prove_is_accepted_a_stronger_one_not
     weaker = copy.deepcopy(cert)
     weaker["upper"] += 2
     ok, why = verify(weaker)
-    assert ok and f"give <= {cert['upper']} <= the claimed {cert['upper'] + 2}" in why
+    assert ok and f"= {cert['upper']} <= the claimed {cert['upper'] + 2}" in why
     stronger = copy.deepcopy(cert)
     stronger["upper"] -= 1
     ok, why = verify(stronger)
