@@ -330,3 +330,20 @@ def test_diff_plot_says_where_it_wrote(run, tmp_path):
     png = tmp_path / "d.png"
     code, out, err = run("diff", a, b, "--box", "-1,1", "--plot", png)
     assert code == 0 and png.is_file() and f"picture written to {png}" in err
+
+
+def test_could_be_equivalent_recognises_a_permuted_copy_at_once():
+    """A permuted, rescaled copy: the alignment says True at once (random points could only
+    fail to refute: ~50 s on 32-1024-4, s48 note); a moved bias is still refuted."""
+    from algebra.io import network_from_tensors
+    from semialgebraic import could_be_equivalent
+    rng = np.random.default_rng(49)
+    W1, b1 = rng.standard_normal((64, 8)).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    W2, b2 = rng.standard_normal((3, 64)).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    a = network_from_tensors({"W1": W1, "b1": b1, "W2": W2, "b2": b2})
+    p = rng.permutation(64)
+    b = network_from_tensors({"W1": W1[p] * 4, "b1": b1[p] * 4, "W2": W2[:, p] / 4, "b2": b2})
+    c = network_from_tensors({"W1": W1[p] * 4, "b1": b1[p] * 4, "W2": W2[:, p] / 4,
+                              "b2": b2 + np.float32(1e-3)})
+    assert could_be_equivalent(a, b) is True and could_be_equivalent(a, b, timeout=30) is True
+    assert could_be_equivalent(a, c) is False
