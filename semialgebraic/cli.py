@@ -23,7 +23,8 @@ import time
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
-from .budget import alarm_at, alarm_count, answer_kept, ctrl_c, ctrl_c_count, ctrl_c_left, heartbeat, quiet
+from .budget import (alarm_at, alarm_count, answer_kept, conversions_until, ctrl_c, ctrl_c_count,
+                     ctrl_c_left, heartbeat, quiet)
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -273,7 +274,11 @@ def _main(argv: list[str] | None, seen: int) -> int:
                 raise KeyboardInterrupt
             end = (time.monotonic() + args.timeout if args.command in ALARMED
                    and getattr(args, "timeout", None) is not None else None)
-            with alarm_at(end, f"netfibers {args.command} (--timeout {timeout:g} s)" if end else ""):
+            # every layer's exact matrix made under the command's --timeout is first costed
+            # (budget.conversion_guard; batch's timeout is per item, its jobs' own budgets)
+            whole = None if args.command == "batch" else getattr(args, "timeout", None)
+            with alarm_at(end, f"netfibers {args.command} (--timeout {timeout:g} s)" if end else ""), \
+                    conversions_until(whole):
                 code = args.func(args)
     except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
         ctrl_c_left()             # (its own exit may have been cut: its watchdog stopped)

@@ -24,7 +24,7 @@ from algebra.exceptions import AlgebraError
 from algebra.kernel.domains import Domain
 from algebra.rationals import q_str
 
-from ..budget import answer_kept
+from ..budget import BudgetExhausted, answer_kept
 from ..certificates import write_certificate
 from ..cli import fail
 from . import display
@@ -246,12 +246,13 @@ def cmd_search(args) -> int:
         fail(str(exc))
     except ImportError as exc:
         fail(str(exc))
-    except KeyboardInterrupt:            # the one handler of search (tree, cells and walk)
+    except KeyboardInterrupt as exc:     # the one handler of search (tree, cells and walk)
         method = args.method or ("cells" if args.cells is not None else
                                  ("tree" if args.what == "diff" else "walk"))
         done = {"walk": "regions", "tree": "tasks"}.get(method, "cells")
-        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished {done}"
-                                          if args.checkpoint else ""), file=sys.stderr)
+        why = str(exc) if isinstance(exc, BudgetExhausted) and str(exc) else "interrupted"
+        print(f"netfibers: {why}" + (f"; {args.checkpoint} holds the finished {done}"
+                                     if args.checkpoint else ""), file=sys.stderr)
         return 3
     code = 0 if r.complete and ctrl_c_count() == seen else 3
     with answer_kept():     # found: a first Ctrl-C no longer loses the answer (s45 F6, F7)

@@ -297,10 +297,18 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     kind = given.legacy_or_none()                 # in the older form where it has one
     domain = given if kind == "other" else kind
     budget = budget or Budget(timeout)
-    fd = _functional_dimension(net, domain=domain, timeout=timeout, max_regions=max_regions,
-                               samples=samples, seed=seed, budget=budget, nearby=nearby, cover=cover,
-                               first_round=first_round, reserve_for_certificate=reserve_for_certificate,
-                               fiber=fiber, rational_rank=rational_rank)
+    try:                             # active: a layer's exact matrix the budget cannot pay for is
+        with budget.active():        # not begun (budget.conversion_guard; batch dim on a file
+            fd = _functional_dimension(   # declaring 10^8 weights ran 30 s at timeout 10: s49)
+                net, domain=domain, timeout=timeout, max_regions=max_regions, samples=samples,
+                seed=seed, budget=budget, nearby=nearby, cover=cover, first_round=first_round,
+                reserve_for_certificate=reserve_for_certificate, fiber=fiber,
+                rational_rank=rational_rank)
+    except KeyboardInterrupt:        # the budget (or Ctrl-C) before any step kept its own
+        budget.interrupt()           # partial result: the bounds [0, N]
+        return FunctionalDimension(net.n_parameters, 0, net.n_parameters,
+                                   f"not closed: {budget.reason} before the neurons were "
+                                   "classified (nothing sampled)")
     # the fiber dimension's lower bound (0 without it, still valid): skipped on a large net once
     # the budget is spent (1.0-1.3 s past the deadline on a 64-3072-64 net) or when the time left
     # is below FIBER_SECONDS a parameter (a 384-1536-384 block on a small ball: 6.9 s)

@@ -347,3 +347,29 @@ def test_could_be_equivalent_recognises_a_permuted_copy_at_once():
                               "b2": b2 + np.float32(1e-3)})
     assert could_be_equivalent(a, b) is True and could_be_equivalent(a, b, timeout=30) is True
     assert could_be_equivalent(a, c) is False
+
+
+def test_every_command_costs_a_conversion_against_its_timeout(run, tmp_path, monkeypatch):
+    """s49 huge audit F1, F2, F5, F7, F8: search regions and search diff (exit 4, MemoryError,
+    60-74 s at --timeout 10), convert (16-17 s) and batch dim (30 s an item) made a declared
+    10^8-entry layer exact whatever --timeout said; the CLI now watches every command's
+    timeout (batch: each item's own), and functional_dimension its budget from the start."""
+    path = _fill_h5(tmp_path / "k.h5")
+    monkeypatch.setattr(budget_mod, "CONVERT_RATE", 1000.0)      # 160 000 entries: 160 s
+    for argv in (["search", "regions", path, "--box", "-1,1", "--workers", "0"],
+                 ["convert", path, "-o", tmp_path / "out.json"]):
+        t = time.monotonic()
+        code, out, err = run(*argv, "--timeout", "20")
+        assert code == 3 and "left of the budget" in out + err, (argv, out, err)
+        assert time.monotonic() - t < 15
+    assert not (tmp_path / "out.json").exists()
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f"model\n{path}\n")
+    code, out, err = run("batch", "dim", manifest, "--out", tmp_path / "r.jsonl", "--workers", "0",
+                         "--timeout", "20")
+    rec = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])
+    assert code == 3 and rec["status"] == "undecided" and "left of the budget" in rec["reason"]
+    from semialgebraic.dimension import functional_dimension
+    from algebra.io import load
+    fd = functional_dimension(load(path), timeout=20)
+    assert (fd.lower, fd.upper) == (0, fd.n_parameters) and "left of the budget" in fd.reason
