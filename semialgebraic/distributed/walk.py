@@ -59,7 +59,7 @@ from algebra.network import Network
 from algebra.rationals import q_json, to_q
 
 from .checkpoints import refuse_foreign
-from ..budget import Budget, BudgetExhausted, answer_kept, shown
+from ..budget import Budget, BudgetExhausted, alarm_at, answer_kept, shown
 from ..certificates import jsonable
 from ..exceptions import CertificateError
 from ..regions import RegionSteps
@@ -469,16 +469,31 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
         raise InputError(f"the box needs {net.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
     deadline = None if timeout is None else time.time() + timeout
-    nj = jsonable(net.to_dict())
-    bj = [[q_json(lo), q_json(hi)] for lo, hi in box]
+    end = None if timeout is None else time.monotonic() + timeout
     whole = certify and all(lo < hi for lo, hi in box) and net.depth > 1
-    key = hashlib.sha256(json.dumps(["walk", 2, nj, bj, whole], sort_keys=True).encode()).hexdigest()[:32]
-    log = _Log(checkpoint, key)
+
+    def unprepared(exc):             # the preparation is one Python pass over every parameter
+        return RegionsResult([], [], 1, False, "serial", time.perf_counter() - t0, None, False,
+                             "walk", 0, str(exc) or "interrupted (Ctrl-C)", 0.0)
+    try:                             # (twice 5 s on a 768-3072-768 block before the first
+        with alarm_at(end, "the walk's preparation"):      # deadline check: 30 s at 10, s49)
+            nj = jsonable(net.to_dict())
+            bj = [[q_json(lo), q_json(hi)] for lo, hi in box]
+            key = hashlib.sha256(json.dumps(["walk", 2, nj, bj, whole],
+                                            sort_keys=True).encode()).hexdigest()[:32]
+            log = _Log(checkpoint, key)
+    except BudgetExhausted as exc:
+        return unprepared(exc)
     ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
     stream = None
     try:
         widths = list(net.widths[1:-1])
-        head = cover.assembled(net, [lo for lo, _ in box], [hi for _, hi in box], []) if whole else None
+        try:
+            with alarm_at(end, "the certificate's head"):
+                head = (cover.assembled(net, [lo for lo, _ in box], [hi for _, hi in box], [])
+                        if whole else None)
+        except BudgetExhausted as exc:
+            return unprepared(exc)
         stream = _Stream(head, widths, ex if verify else None) if whole else None
         res = _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, batch or BATCH,
                     stream, timeout)
