@@ -67,6 +67,13 @@ CONVERSION_GUARDS: list = []
 cannot pay for the conversion (algebra never imports semialgebraic)."""
 
 
+def guard_conversion(entries: int, what: str) -> None:
+    """Ask every :data:`CONVERSION_GUARDS` entry whether *entries* exact matrix entries (one
+    FLINT call or one Python pass that no signal stops) may be made now for *what*."""
+    for guard in CONVERSION_GUARDS:
+        guard(entries, what)
+
+
 class Network:
     """Immutable ReLU network with rational parameters.
 
@@ -157,8 +164,7 @@ class Network:
         w = self._wq[l]
         if w is None:
             rows, cols = self._shapes[l]
-            for guard in CONVERSION_GUARDS:
-                guard(rows * cols, f"W{l + 1}'s exact matrix")
+            guard_conversion(rows * cols, f"W{l + 1}'s exact matrix")
             hint = self._integer_weights[l]
             if isinstance(hint, FloatWeights):
                 w = hint.rational()

@@ -23,8 +23,8 @@ import time
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
-from .budget import (alarm_at, alarm_count, answer_kept, conversions_until, ctrl_c, ctrl_c_count,
-                     ctrl_c_left, heartbeat, quiet)
+from .budget import (BudgetExhausted, alarm_at, alarm_count, answer_kept, conversions_until,
+                     ctrl_c, ctrl_c_count, ctrl_c_left, heartbeat, quiet)
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -284,6 +284,14 @@ def _main(argv: list[str] | None, seen: int) -> int:
         ctrl_c_left()             # (its own exit may have been cut: its watchdog stopped)
         if code is not None:      # the command had returned, its answer written: a Ctrl-C while
             return int(code)      # the handlers were taken down changes nothing (s46 F-TAIL)
+        if isinstance(exc, BudgetExhausted) and str(exc) and ctrl_c_count() == seen:
+            # a budget that stopped the command before it held any partial result (a layer too
+            # large for the time left): the answer's place says so too (a --json consumer had
+            # an empty stdout: s49 huge audit F15)
+            if getattr(args, "json", False):
+                print(json.dumps({"complete": False, "answer": None, "reason": str(exc)}))
+            else:
+                print(f"not computed: {exc}")
         print(f"netfibers: {str(exc) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
         return 3
     except Exception as exc:

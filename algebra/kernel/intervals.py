@@ -7,6 +7,7 @@ layer): sound, not tight in general, never a search.
 from __future__ import annotations
 
 from algebra.linalg import interval_image
+from algebra.network import guard_conversion
 from algebra.rationals import Q
 
 from .domains import Domain
@@ -46,10 +47,17 @@ def interval_bounds(Ws, bs, d, lo_hi, start=None):
     box = relu_box(start) if start is not None else input_box(lo_hi, d)
     out = []
     for l in range(len(Ws)):
-        layer = interval_image(Ws[l], box, bs[l])
+        guard_conversion(_entries(Ws[l]), f"layer {l + 1}'s exact interval bounds")   # (a
+        layer = interval_image(Ws[l], box, bs[l])      # 4096 x 4096 layer: 25 s, no check: s49)
         out.append(layer)
         box = relu_box(layer)
     return out
+
+
+def _entries(W) -> int:
+    if hasattr(W, "nrows"):
+        return W.nrows * W.ncols
+    return len(W) * (len(W[0]) if len(W) else 0)
 
 
 def input_box(lo_hi, d):

@@ -12,7 +12,7 @@ import hashlib
 
 from algebra.array_replay import exact_row_dot
 from algebra.linalg import QMatrix
-from algebra.network import Network
+from algebra.network import Network, guard_conversion
 from algebra.rationals import Q, q_str
 
 from .intervals import interval_bounds
@@ -50,6 +50,9 @@ def difference_network(a: Network, b: Network) -> Network:
     if b.depth != L:
         depth = max(a.depth, b.depth)
         return difference_network(_pad(a, depth), _pad(b, depth))
+    wa, wb = a.widths, b.widths             # (two 1024-4096-1024 blocks: 20 s in one pass, s49)
+    guard_conversion(sum((wa[l] + wb[l]) * (wa[l + 1] + wb[l + 1]) for l in range(L)),
+                     "a − b's exact matrices")
     for l in range(L):
         Wa, ba = a.layer(l)
         Wb, bb = b.layer(l)

@@ -1239,6 +1239,31 @@ def _some(named: list) -> str:
     return f"{named[:SHOWN]} and {len(named) - SHOWN} more"
 
 
+class _NameOf:
+    """``pn[j]``: the name of parameter *j* as :meth:`Network.parameter_names` gives it, made
+    for the few indices asked (layer by layer: ``W{l}[i,j]`` row by row, then ``b{l}[i]``).
+
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1, 2], [3, 4]], [[1, 1]]], [[0, 0], [0]])
+    >>> [_NameOf(net)[j] for j in range(net.n_parameters)] == list(net.parameter_names())
+    True
+    """
+
+    def __init__(self, net):
+        self.shapes = [(net.widths[l + 1], net.widths[l]) for l in range(net.depth)]
+
+    def __getitem__(self, j: int) -> str:
+        j = int(j)
+        for l, (rows, cols) in enumerate(self.shapes, start=1):
+            if j < rows * cols:
+                return f"W{l}[{j // cols},{j % cols}]"
+            j -= rows * cols
+            if j < rows:
+                return f"b{l}[{j}]"
+            j -= rows
+        raise IndexError("parameter index out of range")
+
+
 def _evidence_lines(net, evidence, proven=None, deficits=()) -> list:
     """One line per kind of evidence from the samples (never active / inactive neurons, weights
     never exercised, kernel directions the proven symmetries do not explain).  Neurons *proven*
@@ -1247,7 +1272,7 @@ def _evidence_lines(net, evidence, proven=None, deficits=()) -> list:
     import re
 
     import numpy as np
-    pn = net.parameter_names()
+    pn = _NameOf(net)                # (all 17 M names of a 64-4096-4096-1 net: 5 s, s49)
     names = []
     for l, w in enumerate(net.widths[1:-1]):
         names += [(l + 1, i) for i in range(w)]

@@ -22,7 +22,7 @@ from algebra.kernel import parameter_offsets, parameter_places
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import (PRIME, SparseEchelon, echelon_mod_p, exact_rank as _exact_rank_q, matmul_mod_p, peel_columns, pivot_columns,
                                 prime_for, rank_mod_p, rref_mod_p, reduce_mod_p, residue)
-from algebra.network import Network
+from algebra.network import Network, guard_conversion
 from algebra.rationals import Q
 
 from ..budget import BudgetExhausted
@@ -35,8 +35,10 @@ def network_prime(net: Network) -> int:
     """The largest prime p <= :data:`~algebra.linalg.gfp.PRIME` dividing no denominator of the
     parameters of *net*, so that every Jacobian row at a dyadic input reduces mod p (memoised
     on the immutable network)."""
-    return net.derived(("dimension.network_prime", PRIME),
-                       lambda: prime_for(int(Q(v).q) for v in net.parameters()))
+    def prime():
+        guard_conversion(net.n_parameters, "the parameters' denominators")   # (17 M: 4 s, s49)
+        return prime_for(int(Q(v).q) for v in net.parameters())
+    return net.derived(("dimension.network_prime", PRIME), prime)
 
 
 def jacobian_rows(net: Network, X: list, masks: list, p: int):

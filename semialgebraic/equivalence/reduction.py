@@ -26,7 +26,7 @@ from typing import Any
 from algebra.kernel import contract_layer, difference_network, interval_bounds, is_proportional
 from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
-from algebra.network import Network
+from algebra.network import Network, guard_conversion
 from algebra.rationals import Q
 
 from .. import lp
@@ -147,6 +147,7 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
     [[('0', '1'), ('0', '1')], [('0', '2')]]
     """
     dom = normalize_domain(domain, net.n_inputs, polyhedral=True)
+    guard_conversion(net.n_parameters, "the exact interval bounds' rows")   # (17 M: 6 s, s49)
     return interval_bounds([w.to_rows() for w in net.weights], [list(b) for b in net.biases],
                             net.n_inputs, dom)
 

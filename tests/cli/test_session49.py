@@ -373,3 +373,17 @@ def test_every_command_costs_a_conversion_against_its_timeout(run, tmp_path, mon
     from algebra.io import load
     fd = functional_dimension(load(path), timeout=20)
     assert (fd.lower, fd.upper) == (0, fd.n_parameters) and "left of the budget" in fd.reason
+
+
+@pytest.mark.parametrize("command", [["conserved"], ["regions", "--box", "0,1"], ["dim"]])
+def test_a_guard_stop_still_answers_on_stdout(run, tmp_path, monkeypatch, command):
+    """s49 huge audit F15: stopped by the conversion guard, dim / conserved / regions printed
+    only a stderr line (a --json consumer got an empty stdout)."""
+    path = _fill_h5(tmp_path / "k.h5")
+    monkeypatch.setattr(budget_mod, "CONVERT_RATE", 1000.0)
+    code, out, err = run(command[0], path, *command[1:], "--timeout", "20", "--json")
+    got = json.loads(out)
+    assert code == 3 and got.get("complete", got.get("exact")) is False   # (dim: its own
+    assert "left of the budget" in json.dumps(got)                        # partial [0, N])
+    code, out, err = run(command[0], path, *command[1:], "--timeout", "20")
+    assert code == 3 and "left of the budget" in out
