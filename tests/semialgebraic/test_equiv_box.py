@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings, strategies as st
