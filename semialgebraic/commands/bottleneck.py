@@ -423,7 +423,7 @@ def _identify_deep(args, net: Network, budget: Budget, end, first=None) -> int:
     except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
         budget.exhausted()
         why = ("interrupted (Ctrl-C)" if budget.interrupted or args.timeout is None else
-               f"timeout of {args.timeout:g} s reached")
+               budget.reason or f"timeout of {args.timeout:g} s reached")
         reason = f"undecided: {why} while looking for a planted copy" + (f" ({context})" if context else "")
         emit(args, {"answer": None, "method": "planted-copy", "reason": reason, "complete": False,
                     "certificate": None}, reason)
@@ -446,7 +446,7 @@ def _identify_shallow(args, net: Network, budget: Budget, end) -> int:
     except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
         budget.exhausted()
         why = ("interrupted (Ctrl-C)" if budget.interrupted or args.timeout is None else
-               f"timeout of {args.timeout:g} s reached")
+               budget.reason or f"timeout of {args.timeout:g} s reached")   # (the guard's: s49)
         reason = f"undecided: {why} (one hidden layer, three-layer-fibers R41)"
         emit(args, {"answer": None, "method": "shallow-R41", "reason": reason, "complete": False,
                     "certificate": None}, reason)
