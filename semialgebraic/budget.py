@@ -30,7 +30,7 @@ import time
 from contextlib import contextmanager
 from types import SimpleNamespace
 
-__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "conversion_guard", "conversions_until", "ctrl_c", "signals_after", "answer_kept",
+__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "conversion_guard", "conversions_until", "ConversionRefused", "ctrl_c", "signals_after", "answer_kept",
            "ctrl_c_count", "ctrl_c_left", "alarm_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 class _PerThread(threading.local):
@@ -708,7 +708,12 @@ def conversion_guard(entries: int, what: str) -> None:
     for b in _THREAD.active:
         if b.reason is None:
             b.reason = reason
-    raise BudgetExhausted(reason)
+    raise ConversionRefused(reason)
+
+
+class ConversionRefused(BudgetExhausted):
+    """:func:`conversion_guard`'s stop (never a Ctrl-C): code that must tell the two apart (a
+    batch job, whose Ctrl-C stops the batch) catches this one."""
 
 
 @contextmanager

@@ -43,7 +43,7 @@ from algebra.network import Network
 from algebra.rationals import Q, to_q
 from algebra.conservation import conservation_laws, samples_from_patterns
 
-from ..budget import Budget, BudgetExhausted, checkpoint
+from ..budget import Budget, BudgetExhausted, ConversionRefused, checkpoint, conversions_until
 from ..exceptions import SemialgebraicError
 from ..bab import diff_bounds, epsilon_equivalent
 from ..deep import identifiability
@@ -394,8 +394,14 @@ def _conserved(item, blobs, timeout, box):
     walk = regions(net, budget=budget)
     patterns = walk.patterns()
     complete = bool(getattr(walk, "complete", not budget.exhausted()))
-    res = conservation_laws(net, samples_from_patterns(patterns), timeout=total.remaining(),
-                            complete=complete)
+    try:                             # (a layer too large for the time left: "out of memory"
+        with conversions_until(total.remaining()):     # after 43 s on a file declaring 10^8
+            res = conservation_laws(net, samples_from_patterns(patterns),   # weights, s49 F11)
+                                    timeout=total.remaining(), complete=complete)
+    except ConversionRefused as exc:   # the guard's stop, never a Ctrl-C: this item undecided
+        n = net.n_parameters
+        return {"status": "undecided", "verdict": f"0..{n}", "lower": 0, "upper": n,
+                "regions": len(patterns), "complete": False, "reason": str(exc)}
     ok = res.exact and complete
     return {"status": "ok" if ok else "undecided",
             "verdict": res.number_of_laws if ok else f"{res.lower}..{res.upper}",

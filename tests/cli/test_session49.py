@@ -387,3 +387,19 @@ def test_a_guard_stop_still_answers_on_stdout(run, tmp_path, monkeypatch, comman
     assert "left of the budget" in json.dumps(got)                        # partial [0, N])
     code, out, err = run(command[0], path, *command[1:], "--timeout", "20")
     assert code == 3 and "left of the budget" in out
+
+
+def test_batch_conserved_item_stopped_by_the_guard_is_undecided(run, tmp_path, monkeypatch):
+    """s49 huge audit F11: batch conserved on a file declaring 10^8 weights ended in an "out of
+    memory" record after 43 s; the guard's stop is the item's undecided record (never read as
+    the Ctrl-C that stops a batch: ConversionRefused)."""
+    path, other = _fill_h5(tmp_path / "k.h5"), _fill_h5(tmp_path / "k2.h5", fill=0.25)
+    monkeypatch.setattr(budget_mod, "CONVERT_RATE", 1000.0)
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f"model\n{path}\n{other}\n")
+    code, out, err = run("batch", "conserved", manifest, "--out", tmp_path / "r.jsonl",
+                         "--workers", "0", "--timeout", "20")
+    recs = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert code == 3 and len(recs) == 2
+    assert all(r["status"] == "undecided" and "left of the budget" in r["reason"] for r in recs)
+    assert issubclass(budget_mod.ConversionRefused, budget_mod.BudgetExhausted)
