@@ -367,7 +367,8 @@ class Network:
         ints = [int(v.p) * (q // int(v.q)) for v in h]
         den = int(D) * q
         big_p = max((abs(v) for v in ints), default=0)
-        big_n = int(np.abs(N).max()) if N.size else 0
+        big_n = max(int(N.max()), -int(N.min())) if N.size else 0   # (Python ints: np.abs
+        #                                  of an int64 -2**63 is -2**63, no bound at all)
         if big_p * big_n * max(cols, 1) < 1 << 62:     # every partial sum fits int64: exact
             return [fmpq(int(z), den) for z in N.dot(np.array(ints, dtype=np.int64))]
         p = np.array(ints, dtype=object)               # Python integers, a block of rows at a

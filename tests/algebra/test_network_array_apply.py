@@ -56,3 +56,16 @@ def test_integer_array_layers_too():
     slow = _materialised(Network._from_integer_arrays([(N1.copy(), 2**45), (N2.copy(), 5)], [b1, b2]))
     x = [Q(int(v), int(d)) for v, d in zip(rng.integers(-99, 99, 200), rng.integers(1, 30, 200))]
     assert fast.evaluate(x) == slow.evaluate(x)
+
+
+def test_extreme_int64_weights_are_applied_exactly():
+    """The int64 product is taken only when every partial sum provably fits: a weight -2**63
+    (whose numpy absolute value is -2**63 again) goes through Python integers (s49)."""
+    rows, cols = 130, 130
+    N = np.ones((rows, cols), dtype=np.int64)
+    N[0, 0] = N[0, 1] = np.iinfo(np.int64).min         # row 0 sums to -2**64 + 128
+    fast = Network._from_integer_arrays([(N, 1)], [[Q(0)] * rows])
+    slow = _materialised(Network._from_integer_arrays([(N.copy(), 1)], [[Q(0)] * rows]))
+    x = [Q(1)] * cols
+    assert fast.evaluate(x)[0] == -2**64 + 128
+    assert fast.evaluate(x) == slow.evaluate(x)
