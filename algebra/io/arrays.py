@@ -63,8 +63,7 @@ from ..linalg import QMatrix
 from ..dyadic import exact_float_array
 from ..network import Network
 from ..rationals import Q, q_str
-from .exact import (check_dtype, dyadic_integer_array, exact_parts, exact_qmatrix, float_weights,
-                    numpy_or_error)
+from .exact import check_dtype, exact_qmatrix, kept_weights, numpy_or_error
 from .layouts import _WB, layer_order, orient_layers
 from .native import no_such_file, write_atomic
 
@@ -239,10 +238,7 @@ def network_from_tensors(arrays: dict, source: str | None = None, *,
             raise InputError(f"has {n_in} input columns but the previous layer {prev_name!r} has "
                              f"{prev_out} outputs (layers are ordered by key: "
                              f"{', '.join(k for k, _ in layers)})", source, wkey)
-        W = float_weights(w, wkey, source)              # the float array, kept exactly
-        if W is None:
-            ints = dyadic_integer_array(w, wkey, source)   # exact N / D, kept as arrays
-            W = ints if ints is not None else exact_parts(w, wkey, source)[0]
+        W = kept_weights(w, wkey, source)     # the float array (or N / D), kept exactly
         if bkey is None:
             b = [Q(0)] * n_out
         else:

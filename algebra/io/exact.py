@@ -171,6 +171,17 @@ def float_weights(arr, name: str, source: str | None):
     return fw
 
 
+def kept_weights(w, name: str, source: str | None):
+    """The 2-D array *w* kept exactly as the readers keep a weight: the float array itself
+    (:class:`~algebra.dyadic.FloatWeights`), else integers ``(N, D)`` with ``w == N / D``, else
+    its exact :class:`QMatrix` (nothing is made rational for a float array)."""
+    W = float_weights(w, name, source)
+    if W is None:
+        ints = dyadic_integer_array(w, name, source)
+        W = ints if ints is not None else exact_parts(w, name, source)[0]
+    return W
+
+
 def _ulp_exponent(np, dtype, value: float) -> int:
     """E of ``value = M * 2**E`` (the float's unit in the last place) for a positive finite
     *value* of float *dtype*, read from its IEEE 754 bit fields."""

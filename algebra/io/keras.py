@@ -30,8 +30,7 @@ from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
 from .arrays import missing_bias_sentence
-from .exact import (check_dtype, dyadic_integer_array, exact_parts, exact_qmatrix, float_weights,
-                    numpy_or_error)
+from .exact import check_dtype, exact_qmatrix, kept_weights, numpy_or_error
 from .native import no_such_file
 
 __all__ = ["KERAS_SUFFIXES", "load_keras", "keras_arrays"]
@@ -200,18 +199,6 @@ def _dense_arrays(weights, name: str, src: str):
             _read(stored[bias[0]], f"{name}/{bias[0]}", src) if bias else None)
 
 
-def _kernel_weights(w, name: str, src: str):
-    """The (out, in) array *w* kept exactly as a reader keeps it (:func:`.arrays.network_from_tensors`):
-    the float array itself (:class:`~algebra.dyadic.FloatWeights`), integers ``(N, D)``, or a
-    :class:`QMatrix`.  Nothing is made rational here: a 7000 x 7000 kernel became 3.7 GB of
-    exact entries before any budget was looked at (s48 hostile audit K2)."""
-    W = float_weights(w, name, src)
-    if W is None:
-        ints = dyadic_integer_array(w, name, src)
-        W = ints if ints is not None else exact_parts(w, name, src)[0]
-    return W
-
-
 def _shape(W) -> tuple[int, int]:
     return W.shape if not isinstance(W, tuple) else tuple(int(n) for n in W[0].shape)
 
@@ -255,7 +242,8 @@ def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
             if n_out == 0 or int(kernel.shape[0]) == 0:
                 raise InputError(f"empty kernel of shape {tuple(kernel.shape)}", source=src,
                                  where=name)
-            W = _kernel_weights(np.ascontiguousarray(kernel.T), f"{name}/kernel", src)
+            W = kept_weights(np.ascontiguousarray(kernel.T), f"{name}/kernel", src)  # (not
+            #     made rational: a 7000 x 7000 kernel was 3.7 GB at read time, s48 hostile K2)
             b = ([Q(0)] * n_out if bias is None else
                  exact_qmatrix(bias.reshape(1, -1), f"{name}/bias", src).entries())
             steps.append(("affine", W, b, name, bias is not None))
