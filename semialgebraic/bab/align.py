@@ -115,3 +115,19 @@ def aligned(a: Network, b: Network):
     """``(b', steps)``: ``b`` with :func:`alignment`'s steps applied (``b`` itself when none)."""
     steps = alignment(a, b)
     return (apply_path(b, steps) if steps else b), steps
+
+
+def path_onto(a: Network, b: Network, alignment=None) -> list | None:
+    """The S1/S2 steps carrying *a* exactly to *b* (:func:`aligned`'s steps inverted), when
+    aligning *b*'s hidden neurons with *a*'s gives *a* exactly; else None (other widths, a
+    pairing that fails, or a *b* that is not such a copy).  *alignment*: :func:`aligned`'s
+    result when the caller has it already."""
+    if a.widths != b.widths:
+        return None
+    try:
+        b2, steps = alignment if alignment is not None else aligned(a, b)
+    except (ValueError, ArithmeticError):
+        return None
+    if b2 != a:
+        return None
+    return [st.inverse() for st in reversed(steps)]

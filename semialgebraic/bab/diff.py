@@ -18,7 +18,7 @@ from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget, BudgetExhausted, Progress, alarm_at
-from .align import _WIDE as ALIGN_WIDE, aligned
+from .align import _WIDE as ALIGN_WIDE, aligned, path_onto
 from .primal import float_candidates, many_candidates, region_search, sampled_candidates
 from .search import PAUSED, Engine, ObjectiveBound, _output_bound, bound_objective
 
@@ -289,16 +289,10 @@ def _symmetric_copy(a: Network, b: Network, dom: Domain, alignment=None) -> BabR
     certificate from a to b (the alignment's steps inverted), whatever the domain; else None.
     An outsider's permuted 16-32-32-4 copy on R^d: ``diff --timeout 5`` ended with [0, 12.2]
     (the recession route bounds the unaligned pair through |W|), exact 0 only at 30 s."""
-    if a.widths != b.widths:
-        return None
-    try:
-        b2, steps = alignment if alignment is not None else aligned(a, b)
-    except (ValueError, ArithmeticError):
-        return None
-    if b2 != a:
+    path = path_onto(a, b, alignment)
+    if path is None:
         return None
     from ..certificates.symmetry_path import symmetry_path_certificate
-    path = [st.inverse() for st in reversed(steps)]
     cert = symmetry_path_certificate(a, b, path)
     x = domain_point(dom)
     m = a.n_outputs
