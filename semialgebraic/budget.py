@@ -696,7 +696,7 @@ def conversion_guard(entries: int, what: str) -> None:
     for left in [b.remaining() for b in _THREAD.active] + [end - now for end in _THREAD.deadlines]:
         if left is not None and seconds > left:
             reason = (f"making {what} ({entries} entries) takes about "
-                      f"{seconds:.0f} s, more than the {max(left, 0):.1f} s left of the budget")
+                      f"{seconds:.2g} s, more than the {max(left, 0):.1f} s left of the budget")
             break
     if reason is None and limit is not None and rss is not None \
             and rss + entries * CONVERT_BYTES > limit:

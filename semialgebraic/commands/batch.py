@@ -266,9 +266,13 @@ def cmd_search(args) -> int:
                        f"[{display.number(r.lower, args.exact)}, "
                        + ("no certified upper bound yet" if r.upper is None else
                           display.number(r.upper, args.exact)) + "]")
-                    + f" over {r.cells} cells, {r.tasks} tasks ({r.where}); certificate checked: "
-                    + f"{r.verified}" + args.units[1]
-                    + display.note([v for v in (r.lower, r.upper) if v is not None], args.exact))
+                    + f" at x = {display.point(r.point, args.exact)}, output {r.output};"
+                    + f" {r.cells} cells, {r.tasks} tasks ({r.where}); certificate checked: "
+                    + f"{r.verified}" + ("" if r.complete else f" ({r.reason})")
+                    + (f"; certificate written to {args.certificate}" if "certificate" in data else "")
+                    + args.units[1]
+                    + display.note([v for v in (r.lower, r.upper, *r.point) if v is not None],
+                                   args.exact))
         else:
             how = (f"walk, {r.tasks} tasks" if r.method == "walk" else f"{r.cells} cells") + f", {r.where}"
             text = (f"{r.number_of_regions} activation regions meet the box "

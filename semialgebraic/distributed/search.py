@@ -39,7 +39,7 @@ from algebra.rationals import Q, q_json, to_q
 
 from .checkpoints import refuse_foreign
 from ..bab import diff_bounds
-from ..budget import Budget, shown
+from ..budget import Budget, BudgetExhausted, alarm_at, answer_kept, shown
 from ..certificates import jsonable
 from ..bab.align import alignment
 from ..certificates.bab_bound import bab_bound_certificate
@@ -200,15 +200,31 @@ DEFAULT_WAVE = 64          # open cells submitted at once (the best first)
 _MAX_DEPTH = 48            # a cell halved this often is kept as it is (its partial bound)
 
 
-def diff_cell(a_json: dict, b_json: dict, nodes, deadline, threshold, cell) -> dict:
+_PAIRS: dict = {}          # in each worker process: search key -> (a, b), the last pair only
+
+
+def _pair(a_json: dict, b_json: dict, key):
+    """The networks of a task, read once per process and search (*key*; None: read afresh).
+    Reading a 784-1024-1024-10 pair from its JSON took ~2.8 s, and every cell paid it: a
+    search of 8 cells ran 33 s at --timeout 10 (s49 huge audit F19)."""
+    if key is None:
+        return network_from_dict(a_json), network_from_dict(b_json)
+    if key not in _PAIRS:
+        _PAIRS.clear()
+        _PAIRS[key] = network_from_dict(a_json), network_from_dict(b_json)
+    return _PAIRS[key]
+
+
+def diff_cell(a_json: dict, b_json: dict, nodes, deadline, threshold, cell, key=None) -> dict:
     """Task: ``diff_bounds`` on one cell within *nodes* node expansions (and until *deadline*,
-    seconds since the epoch), its certificate unchecked (the client checks the cover's parts).
+    seconds since the epoch), its certificate unchecked (the client checks the cover's parts);
+    *key* names the search, so that a process reads its networks once (:func:`_pair`).
 
     With *threshold* (a value attained elsewhere in the box), nodes bounded by it are closed
     first (``epsilon``): a cell whose maximum is at most the threshold closes without finding
     its own maximum; a cell with a point above it runs the plain search with the nodes left.
     ``upper`` is None when no certified upper bound was reached within the budget."""
-    a, b = network_from_dict(a_json), network_from_dict(b_json)
+    a, b = _pair(a_json, b_json, key)
     box = [(to_q(lo), to_q(hi)) for lo, hi in cell]
     budget = Budget(timeout=None if deadline is None else max(0.0, deadline - time.time()),
                     max_regions=nodes)
@@ -503,18 +519,31 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     if len(box) != a.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
-    deadline = None if timeout is None else time.time() + timeout
+    from .tree import _ALARMED_PREP, _SEARCH_SHARE, _deferred_sigint
+    # the cells' tasks get a share of the timeout, the certificate's check the rest (as tree_diff)
+    deadline = None if timeout is None else time.time() + _SEARCH_SHARE * timeout
+    end = None if timeout is None else time.monotonic() + timeout
     nodes = nodes or DEFAULT_NODES
     parts = split_box(box, cells or DEFAULT_CELLS)
-    aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())
     wave = wave or DEFAULT_WAVE
-    key = _digest("diff", aj, bj, _cells_json(parts), nodes, wave)
-    ck = _Checkpoint(checkpoint, key)
     st = _Search(parts, a, b)
-    st.start(a, b)
+    try:                # the networks' JSON for the tasks and the cells' centres: exact work
+        with alarm_at(None if end is None or a.n_parameters < _ALARMED_PREP else  # that sees no
+                      end - (1 - _SEARCH_SHARE) * timeout,                        # checkpoint (a
+                      "the preparation of the cells"):                            # 768-3072-768
+            aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())                 # pair: 17 s at
+            key = _digest("diff", aj, bj, _cells_json(parts), nodes, wave)        # --timeout 10,
+            ck = _Checkpoint(checkpoint, key)                                     # s49 huge F19)
+            st.start(a, b)
+    except KeyboardInterrupt as exc:
+        why = (f"timeout of {timeout:g} s reached" if isinstance(exc, BudgetExhausted)
+               and timeout is not None else "interrupted (Ctrl-C)")
+        return _unprepared(st, a, b, box, why, t0)
     ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
+    if getattr(ex, "kind", None) == "serial":   # tasks in this process: the pair as it is
+        _PAIRS.clear()                           # (reading its JSON again: 2 s of 784-1024-
+        _PAIRS[key] = (a, b)                     # 1024-10 that no budget sees)
     tasks, reason = 0, ""
-    from .tree import _deferred_sigint
     try:
         try:
             while st.open:
@@ -527,7 +556,7 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
                 batch = st.wave(wave)
                 got = {p: ck.done[p] for p in batch if p in ck.done}
                 lower = None if st.lower is None else q_json(st.lower)
-                calls = [(p, (aj, bj, nodes, deadline, lower, _cells_json([st.boxes[p]])[0]))
+                calls = [(p, (aj, bj, nodes, deadline, lower, _cells_json([st.boxes[p]])[0], key))
                          for p in batch if p not in got]
                 for p, res in ex.map_unordered(diff_cell, calls):
                     ck.add(p, res)
@@ -540,7 +569,7 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
         except KeyboardInterrupt:       # Ctrl-C: the cells so far, the open ones by their parents
             reason = "interrupted (Ctrl-C)"
         res = _assemble_diff(st, a, b, box, ex if verify and not reason.startswith("interrupted")
-                             else None)
+                             else None, end)
     finally:
         if executor is None:
             ex.close()
@@ -553,15 +582,34 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     per_cell = [{"box": _cells_json([st.boxes[p]])[0], "lower": st.done[p]["lower"],
                  "upper": st.done[p]["upper"], "nodes": st.done[p]["nodes"]} for p in cover or ()]
     complete = upper is not None and upper == st.lower
+    reason = "lower = upper" if complete else (reason or "open cells left")
+    if verify and cert is not None and not verified and not reason.startswith("interrupted"):
+        reason += "; the certificate not checked (no time left in the budget)"
     return DiffResult(st.lower, upper, tuple(to_q(v) for v in best["point"]), best["output"],
                       len(cover or ()), complete, verified, cert, getattr(ex, "kind", "serial"),
-                      time.perf_counter() - t0, per_cell, tasks,
-                      "lower = upper" if complete else (reason or "open cells left"))
+                      time.perf_counter() - t0, per_cell, tasks, reason)
 
 
-def _assemble_diff(st, a, b, box, ex):
+def _unprepared(st, a, b, box, why: str, t0: float) -> DiffResult:
+    """A search stopped before its cells were prepared: the best cell centre evaluated so far
+    (else the box's centre, exactly: bounded work a Ctrl-C does not lose), no upper bound."""
+    if st.lower is None:
+        x = [(lo + hi) / 2 for lo, hi in box]
+        with answer_kept():
+            devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
+        o = max(range(len(devs)), key=devs.__getitem__)
+        st.lower, st.best = devs[o], {"point": [q_json(v) for v in x], "output": o}
+    return DiffResult(st.lower, None, tuple(to_q(v) for v in st.best["point"]),
+                      st.best["output"], 0, False, False, None, "serial",
+                      time.perf_counter() - t0, [], 0,
+                      f"{why} before the cells were prepared; no upper bound within the budget")
+
+
+def _assemble_diff(st, a, b, box, ex, end=None):
     """The ``bab_cover`` certificate of the cover (None when there is none) and, with an
-    executor *ex*, its check: the geometry here, one part per cell on the workers."""
+    executor *ex*, its check: the geometry here, one part per cell on the workers.  At *end*
+    (``time.monotonic``: the timeout) the check stops between parts, the certificate unchecked
+    (never a verdict on it)."""
     cover = st.cover()
     if cover is None:
         return None, False, None
@@ -569,15 +617,29 @@ def _assemble_diff(st, a, b, box, ex):
     best = st.best
     cert = bab_cover_certificate(a, b, box, [st.done[p]["certificate"] for p in cover], upper,
                                  st.lower, tuple(to_q(v) for v in best["point"]), best["output"])
-    if ex is None:
+    if ex is None or (end is not None and time.monotonic() >= end):
         return cert, False, cover
-    ok, why = verify_part(cert, "geometry")
-    if ok:
-        calls = [(k, ({**cert, "cells": [c]}, 0)) for k, c in enumerate(cert["cells"])]
-        for k, (ok_k, why_k) in ex.map_unordered(check_part, calls):
-            if not ok_k:
-                ok, why = False, f"cell {k}: {why_k}"
-                break
+    try:
+        with alarm_at(end) as fired:
+            ok, why = verify_part(cert, "geometry")
+            if ok:
+                calls = [(k, ({**cert, "cells": [c]}, 0)) for k, c in enumerate(cert["cells"])]
+                results = ex.map_unordered(check_part, calls)
+                try:
+                    for n, (k, (ok_k, why_k)) in enumerate(results, 1):
+                        if not ok_k:
+                            ok, why = False, f"cell {k}: {why_k}"
+                            break
+                        if end is not None and time.monotonic() >= end and n < len(calls):
+                            return cert, False, cover
+                finally:
+                    close = getattr(results, "close", None)
+                    if close is not None:
+                        close()
+    except KeyboardInterrupt:        # the alarm, or Ctrl-C in the check: unchecked
+        return cert, False, cover
+    if fired:                        # an alarm inside the checker: never trust its answer
+        return cert, False, cover
     if not ok:
         raise CertificateError("bab_cover", why)
     return cert, True, cover

@@ -1,0 +1,147 @@
+"""Session 50: the budgets of two paths the s49 huge-input audit left open.
+
+* F19: ``search diff --method cells`` read both networks from their JSON in every cell's task
+  (2.8 s each for 784-1024-1024-10: 33 s at ``--timeout 10``) and prepared the search (the
+  networks' JSON, a digest) with no budget watching; its text gave no point for the lower bound.
+* F6: ``absorb`` of a 104 MB block JSON took 23 s at ``--timeout 10``: the exponent scan (a
+  regex at every position), and the parse of 4.7 M decimals, which no budget saw.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from algebra.io import native
+from algebra.network import Network
+from algebra.rationals import Q, to_q
+from semialgebraic import budget as budget_mod
+from semialgebraic.distributed import search
+
+
+def _pair():
+    a = Network.from_rows([[[1, -1], [2, 1]], [[1, 1]]], [[0, "1/3"], [0]])
+    b = Network.from_rows([[[1, -1], [2, "101/100"]], [[1, 1]]], [[0, "1/3"], [0]])
+    return a, b
+
+
+# -- F19: search diff --method cells -------------------------------------------------------------
+def test_cells_tasks_read_their_networks_once_per_search(monkeypatch):
+    a, b = _pair()
+    calls = []
+    real = search.network_from_dict
+    monkeypatch.setattr(search, "network_from_dict", lambda d: calls.append(1) or real(d))
+    monkeypatch.setattr(search, "_PAIRS", {})
+    cell = [["-1", "1"], ["-1", "1"]]
+    first = search.diff_cell(a.to_dict(), b.to_dict(), 30, None, None, cell, "k1")
+    again = search.diff_cell(a.to_dict(), b.to_dict(), 30, None, None, cell, "k1")
+    assert len(calls) == 2 and first == again              # the pair read once for key k1
+    search.diff_cell(a.to_dict(), b.to_dict(), 30, None, None, cell, "k2")
+    assert len(calls) == 4 and list(search._PAIRS) == ["k2"]     # another search: read afresh
+    search.diff_cell(a.to_dict(), b.to_dict(), 30, None, None, cell)
+    assert len(calls) == 6                                  # no key: no cache
+
+
+def test_serial_cells_search_reads_no_json(monkeypatch):
+    a, b = _pair()
+    monkeypatch.setattr(search, "network_from_dict",
+                        lambda d: pytest.fail("a serial search read its networks' JSON"))
+    r = search.distributed_diff(a, b, [(-1, 1), (-1, 1)], cells=2, workers=0)
+    assert r.complete and r.verified and r.lower == r.upper
+    assert r.lower == Q(1, 100)                            # |a - b| = x_1 relu(...)/100 at x_1 = 1
+    x = r.point
+    assert abs(a.evaluate(x)[0] - b.evaluate(x)[0]) == r.lower   # the point attains it
+
+
+def test_cells_search_stopped_in_its_preparation_answers_the_centre(monkeypatch):
+    a, b = _pair()
+    from semialgebraic.distributed import tree
+    monkeypatch.setattr(tree, "_ALARMED_PREP", 0)          # small pairs stand for large ones
+    monkeypatch.setattr(search._Search, "start",
+                        lambda self, a, b: time.sleep(5))   # a preparation past the deadline
+    t = time.monotonic()
+    r = search.distributed_diff(a, b, [(0, 2), (0, 2)], cells=2, workers=0, timeout=0.5)
+    assert time.monotonic() - t < 3
+    assert not r.complete and r.upper is None and r.certificate is None
+    assert "before the cells were prepared" in r.reason
+    assert r.point == (1, 1)                               # the box's centre, exactly
+    assert r.lower == abs(a.evaluate([1, 1])[0] - b.evaluate([1, 1])[0]) == Q(1, 100)
+
+
+def test_search_diff_cells_text_names_the_point(run, tmp_path):
+    a, b = _pair()
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    pa.write_text(json.dumps(a.to_dict()))
+    pb.write_text(json.dumps(b.to_dict()))
+    code, out, err = run("search", "diff", pa, pb, "--box", "-1,1", "--method", "cells",
+                         "--workers", "0")
+    assert code == 0, (out, err)
+    assert out.startswith("max |a - b| = 1/100 at x = (") and "output 0" in out
+    assert "certificate checked: True" in out
+
+
+# -- F6: reading large JSON -----------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(4))
+def test_exponent_scan_finds_what_the_regex_finds(seed):
+    rng = random.Random(seed)
+    alphabet = '0123456789eE.+-_ a"x,[]'
+    for _ in range(3000):
+        t = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        t += " " * rng.choice([0, 3000])                   # sparse texts take the new scan
+        assert native._exponents(t) == native._EXPONENT.findall(t), t
+    long_run = "x" * 20000 + "1e5" + "ab1e7" * 3000       # a long run scanned back once
+    assert native._exponents(long_run) == native._EXPONENT.findall(long_run)
+
+
+@pytest.mark.parametrize("text", ["0.1", "-0.0123456789012345678", "1.5e-05", "-7.25E-2",
+                                  "2.5E+3", "00.50", "-0.000", "12.5e-999", "1.0e999",
+                                  "3.14159e0", "1" + "0" * 299 + ".5"])
+def test_decimal_fast_path_is_the_decimal_spelled(text):
+    want = Fraction(Decimal(text))
+    assert to_q(text) == Q(want.numerator, want.denominator)
+    assert to_q(Decimal(text)) == Q(want.numerator, want.denominator)
+
+
+def test_large_matrices_are_read_in_parts_with_exact_messages(monkeypatch):
+    monkeypatch.setattr(native, "_GUARDED", 10)              # parts of 10 entries (4 rows)
+    rows = [[f"{i}.{j}5" for j in range(3)] for i in range(11)]
+    got = native.parse_matrix(rows, "w_up")
+    assert got == [[to_q(x) for x in r] for r in rows]
+    rows[9][1] = "oops"
+    with pytest.raises(native.InputError, match=r"w_up\[9,1\]"):
+        native.parse_matrix(rows, "w_up")
+    rows[9][1] = "1"
+    rows[10] = ["1"]
+    with pytest.raises(native.InputError, match="row 10 has 1 entries, expected 3"):
+        native.parse_matrix(rows, "w_up")
+
+
+def test_reading_a_large_block_stops_at_the_budget(run, tmp_path, monkeypatch):
+    monkeypatch.setattr(native, "_GUARDED", 10)
+    rng = random.Random(1)
+    d, h = 8, 40
+    block = {"format": "netfibers.block", "version": 1, "activation": "relu",
+             "w_up": [[round(rng.gauss(0, 1), 6) for _ in range(d)] for _ in range(h)],
+             "w_down": [[round(rng.gauss(0, 1), 6) for _ in range(h)] for _ in range(d)]}
+    path = tmp_path / "block.json"
+    path.write_text(json.dumps(block))
+    seen = []
+    real = budget_mod.conversion_guard
+
+    def guard(entries, what):       # the deadline passes while w_up is read
+        seen.append(what)
+        if len(seen) == 3:
+            time.sleep(1.2)
+        real(max(entries, 100_000), what)
+    monkeypatch.setattr(budget_mod, "conversion_guard", guard)
+    from algebra import network
+    monkeypatch.setattr(network, "CONVERSION_GUARDS", [guard])
+    code, out, err = run("absorb", path, "--timeout", "1")
+    assert code == 3, (out, err)
+    assert out.startswith("not computed: making w_up's exact numbers from the file (rows ")
+    assert len(seen) == 3                     # the part asked after the deadline: not read
