@@ -16,7 +16,7 @@ import math
 from ..exceptions import InputError
 from ..io.native import parse_number
 from ..linalg import QMatrix
-from ..network import Network
+from ..network import Network, guard_conversion
 from ..rationals import Q, to_q
 
 __all__ = ["hidden_neurons", "with_hidden_neurons", "affine_contribution", "affine_parts",
@@ -46,6 +46,9 @@ def _hidden_neurons(net: Network, layer: int):
     _check_layer(net, layer)
     W, b = net.layer(layer)
     V, c = net.layer(layer + 1)
+    # (rows of Python rationals: 16.7 M of a 4096 x 4096 layer took 2.3 s past identify's
+    # --timeout, s49 huge audit F10; first costed like a conversion)
+    guard_conversion(W.nrows * W.ncols + V.nrows * V.ncols, f"hidden layer {layer + 1}'s neurons as rows")
     rows = [tuple(r) for r in W.to_rows()]
     cols = [tuple(r) for r in V.T.to_rows()] if V.ncols else []
     return [(w, bi, v) for w, bi, v in zip(rows, b, cols)], tuple(c)

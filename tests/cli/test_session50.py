@@ -145,3 +145,58 @@ def test_reading_a_large_block_stops_at_the_budget(run, tmp_path, monkeypatch):
     assert code == 3, (out, err)
     assert out.startswith("not computed: making w_up's exact numbers from the file (rows ")
     assert len(seen) == 3                     # the part asked after the deadline: not read
+
+
+# -- F10, F14: identify / symmetries on wide layers, diff on the orthant ---------------------------
+def test_neuron_rows_of_a_wide_layer_are_costed_first(run, tmp_path, monkeypatch):
+    """s49 huge F10: 16.7 M rationals of a 4096 x 4096 layer made as rows past --timeout."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    path = tmp_path / "wide.npz"
+    np.savez(path, W0=rng.standard_normal((400, 4)).astype(np.float32),
+             b0=np.zeros(400, np.float32),
+             W1=rng.standard_normal((400, 400)).astype(np.float32),
+             b1=np.zeros(400, np.float32), W2=rng.standard_normal((1, 400)).astype(np.float32),
+             b2=np.zeros(1, np.float32))
+    seen = []
+    real = budget_mod.conversion_guard
+
+    def guard(entries, what):
+        seen.append(what)
+        if "neurons as rows" in what:
+            monkeypatch.setattr(budget_mod, "CONVERT_RATE", 1000.0)   # 160 000 rows: 160 s
+        real(entries, what)
+    from algebra import network
+    monkeypatch.setattr(network, "CONVERSION_GUARDS", [guard])
+    for command in ("identify", "symmetries"):
+        code, out, err = run(command, path, "--timeout", "30")
+        assert code == 3, (command, out, err)
+        assert "hidden layer 1's neurons as rows" in out + err and "left of the budget" in out + err
+        monkeypatch.setattr(budget_mod, "CONVERT_RATE", 2e6)
+
+
+def test_ray_start_by_matrix_products_equals_the_rows_rule():
+    """recession.ray_start now multiplies with FLINT; the rule it implements, by rows here."""
+    from semialgebraic.bab.recession import ray_start
+    rng = random.Random(5)
+    for _ in range(20):
+        widths = [rng.randint(1, 4) for _ in range(rng.randint(2, 4))]
+        ws = [[[Q(rng.randint(-5, 5), rng.randint(1, 3)) for _ in range(m)] for _ in range(n)]
+              for m, n in zip(widths, widths[1:])]
+        bs = [[Q(rng.randint(-5, 5)) for _ in range(n)] for n in widths[1:]]
+        D = Network.from_rows(ws, bs)
+        x0 = [Q(rng.randint(-3, 3)) for _ in range(widths[0])]
+        r = [Q(rng.randint(-3, 3)) for _ in range(widths[0])]
+        t1, u, v = Q(0), list(x0), list(r)
+        for l, (W, b) in enumerate(zip(ws, bs)):
+            u = [sum((w * x for w, x in zip(row, u)), Q(0)) + bj for row, bj in zip(W, b)]
+            v = [sum((w * x for w, x in zip(row, v)), Q(0)) for row in W]
+            if l == len(ws) - 1:
+                break
+            for uj, vj in zip(u, v):
+                if vj != 0:
+                    t1 = max(t1, -uj / vj)
+            on = [vj > 0 or (vj == 0 and uj >= 0) for uj, vj in zip(u, v)]
+            u = [uj if o else Q(0) for uj, o in zip(u, on)]
+            v = [vj if o else Q(0) for vj, o in zip(v, on)]
+        assert ray_start(D, x0, r) == (t1, u, v)
