@@ -63,7 +63,7 @@ from ..linalg import QMatrix
 from ..dyadic import exact_float_array
 from ..network import Network
 from ..rationals import Q, q_str
-from .exact import check_dtype, exact_qmatrix, kept_weights, numpy_or_error
+from .exact import check_dtype, exact_qmatrix, kept_weights, max_entries, numpy_or_error
 from .layouts import _WB, layer_order, orient_layers
 from .native import no_such_file, write_atomic
 
@@ -489,7 +489,7 @@ def npz_index(p: Path) -> dict:
                 raise InputError("a single array (.npy data), not an .npz archive of named arrays",
                                  source=src)
         size = p.stat().st_size
-        out = {}
+        out, packed = {}, 0
         with zipfile.ZipFile(p) as zf:
             for info in zf.infolist():
                 name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
@@ -501,6 +501,13 @@ def npz_index(p: Path) -> dict:
                 if dtype.hasobject:
                     raise InputError("cannot be read without unpickling (an object array); "
                                      "netfibers never unpickles", source=src, where=name)
+                if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1:
+                    packed += math.prod(int(n) for n in shape)   # filled when read, unlike a
+                    if packed > max_entries():                   # memory map (exact.MAX_ENTRIES)
+                        raise InputError(f"the compressed arrays declare {packed} entries: more "
+                                         f"than netfibers reads ({max_entries()}; "
+                                         "NETFIBERS_MAX_ENTRIES sets another limit)",
+                                         source=src, where=name)
                 out[name] = (tuple(int(n) for n in shape),
                              _npz_getter(np, p, info, shape, fortran, dtype, data_start, size, name))
         return out

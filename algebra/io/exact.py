@@ -17,7 +17,25 @@ from ..linalg import QMatrix
 from ..rationals import Q, to_q
 
 __all__ = ["check_dtype", "exact_qmatrix", "exact_parts", "dyadic_integer_array", "numpy_or_error",
-           "float_weights", "round_to_float", "rounded_network"]
+           "float_weights", "round_to_float", "rounded_network", "max_entries", "MAX_ENTRIES"]
+
+MAX_ENTRIES = 200_000_000
+"""The most array entries one file may declare where a reader would fill them before any check
+(a Keras ``.h5`` dataset stored as its fill value, a compressed ``.npz`` member: a few kB can
+declare a 200 000 x 200 000 kernel, 298 GB of zeros).  Stored ``.npz`` members and
+``.safetensors`` tensors are memory maps whose size the file must hold, so they are not counted.
+The same limit for every format (the Keras reader had 5 x 10^7, the others none: s49 huge audit
+F18); 2 x 10^8 float32 entries are 800 MB, a LLaMA-7B MLP block 1.4 x 10^8.
+``NETFIBERS_MAX_ENTRIES`` sets another limit."""
+
+
+def max_entries() -> int:
+    """:data:`MAX_ENTRIES`, or ``NETFIBERS_MAX_ENTRIES`` when it is set to an integer."""
+    import os
+    try:
+        return int(os.environ.get("NETFIBERS_MAX_ENTRIES") or MAX_ENTRIES)
+    except ValueError:
+        return MAX_ENTRIES
 
 # IEEE 754 binary formats: (significand bits with the hidden one, least normal exponent,
 # largest exponent)

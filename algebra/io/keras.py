@@ -30,7 +30,7 @@ from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
 from .arrays import missing_bias_sentence
-from .exact import check_dtype, exact_qmatrix, kept_weights, numpy_or_error
+from .exact import check_dtype, exact_qmatrix, kept_weights, max_entries, numpy_or_error
 from .native import no_such_file
 
 __all__ = ["KERAS_SUFFIXES", "load_keras", "keras_arrays"]
@@ -93,20 +93,12 @@ def _datasets(group, prefix: str = "", read: bool = True, depth: int = 0) -> dic
     return out
 
 
-MAX_ENTRIES = 50_000_000
-"""The largest dataset read (its declared shape is checked first: a file can declare a
-200 000 × 200 000 kernel in a few kB, and h5py then fills 298 GB with zeros; 12 000 × 12 000
-took minutes to convert exactly).  ``NETFIBERS_MAX_ENTRIES`` sets another limit."""
-
-
 def _read(item, name: str, src: str | None):
-    """The numpy array of the h5py dataset *item*, after its declared size is checked."""
-    import os
+    """The numpy array of the h5py dataset *item*, after its declared size is checked against
+    :func:`algebra.io.exact.max_entries` (h5py fills a dataset stored as its fill value: a few
+    kB can declare a 200 000 × 200 000 kernel, 298 GB of zeros)."""
     np = numpy_or_error()
-    try:
-        limit = int(os.environ.get("NETFIBERS_MAX_ENTRIES") or MAX_ENTRIES)
-    except ValueError:
-        limit = MAX_ENTRIES
+    limit = max_entries()
     if getattr(item, "external", None) or getattr(item, "is_virtual", False):
         raise InputError("a dataset stored outside the file (external raw data or a virtual "   # (K1,
                          "dataset) is not read", source=src, where=name)               # K4: s48)

@@ -200,3 +200,26 @@ def test_ray_start_by_matrix_products_equals_the_rows_rule():
             u = [uj if o else Q(0) for uj, o in zip(u, on)]
             v = [vj if o else Q(0) for vj, o in zip(v, on)]
         assert ray_start(D, x0, r) == (t1, u, v)
+
+
+# -- F18: one limit on declared entries ---------------------------------------------------------
+def test_compressed_npz_members_count_against_the_entries_limit(run, tmp_path, monkeypatch):
+    import numpy as np
+    from algebra.io import exact
+    assert exact.MAX_ENTRIES == 200_000_000
+    path = tmp_path / "z.npz"
+    np.savez_compressed(path, W0=np.zeros((30, 4), np.float32), b0=np.zeros(30, np.float32),
+                        W1=np.ones((1, 30), np.float32), b1=np.zeros(1, np.float32))
+    monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "150")
+    code, out, err = run("info", path)
+    assert code == 2                     # W0 and b0 hold 150, W1 30 more
+    assert "W1: the compressed arrays declare 180 entries: more than netfibers reads (150" in err
+    monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "200")
+    code, out, err = run("eval", path, "--x", "1,1,1,1")
+    assert code == 0 and out.strip() == "0", (out, err)
+    stored = tmp_path / "s.npz"          # stored members are memory maps: not counted
+    np.savez(stored, W0=np.zeros((30, 4), np.float32), b0=np.zeros(30, np.float32),
+             W1=np.ones((1, 30), np.float32), b1=np.zeros(1, np.float32))
+    monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "1")
+    code, out, err = run("eval", stored, "--x", "1,1,1,1")
+    assert code == 0 and out.strip() == "0", (out, err)
