@@ -48,6 +48,7 @@ from .activations import Activation, get_activation
 from .exceptions import InputError
 from .linalg import QMatrix
 from .rationals import Q, q_json, to_q
+from .network import guard_conversion
 
 __all__ = ["Block", "BlockStack", "HyperConnectionBlock", "BLOCK_FORMAT", "exact_matrix", "IntegerArray"]
 
@@ -93,8 +94,15 @@ class IntegerArray:
     def shape(self) -> tuple[int, int]:
         return int(self.N.shape[0]), int(self.N.shape[1])
 
-    def to_qmatrix(self) -> QMatrix:
-        """The exact rational matrix ``N / den``."""
+    @property
+    def T(self) -> "IntegerArray":
+        """The transpose (GPT-2's Conv1D stores its weights as (in, out))."""
+        import numpy as np
+        return IntegerArray(np.ascontiguousarray(self.N.T), self.den)
+
+    def to_qmatrix(self, what: str = "a block matrix") -> QMatrix:
+        """The exact rational matrix ``N / den`` (first costed: :func:`~algebra.network.guard_conversion`)."""
+        guard_conversion(self.N.size, what)
         return QMatrix.from_integer_rows(self.N.tolist(), self.shape[1], self.den)
 
     def canonical(self) -> "IntegerArray":
@@ -153,6 +161,24 @@ def _tight_dyadic(arr):
     return (M >> tz) << shift, 1 << e
 
 
+def array_view(arr, name: str, source: str | None = None):
+    """A numpy float or integer array as a block matrix: its :class:`IntegerArray` view when the
+    integers fit in int64 (nothing rational is made until a rational matrix is needed), else
+    the exact rational matrix.  Used by :meth:`Block.from_arrays` and the weight-file readers
+    (a LLaMA-7B MLP block, 1.4 x 10^8 float16 entries, was made rational on reading: 36 s and
+    5.9 GB before a decision that reads no weight, s50)."""
+    from .io.arrays import matrix_from_array
+    from .io.exact import dyadic_integer_array, exact_parts
+    hint = dyadic_integer_array(arr, name, source)
+    if hint is None:
+        hint = _tight_dyadic(arr)
+    if hint is None and getattr(arr, "ndim", 0) == 2:
+        m, hint = exact_parts(arr, name, source)
+        if hint is None:
+            return m
+    return IntegerArray(*hint) if hint is not None else matrix_from_array(arr, name)
+
+
 def exact_matrix(m, where: str) -> QMatrix:
     """*m* (a QMatrix, or rows of exact numbers) as a non-empty QMatrix; errors name *where*."""
     if isinstance(m, QMatrix):
@@ -188,7 +214,7 @@ class Block:
         claim as a zero bias only in what the JSON says; both compute the same function).
     """
 
-    __slots__ = ("activation", "_w_up", "_w_down", "w_gate", "skip", "b_up", "b_down", "b_gate",
+    __slots__ = ("activation", "_w_up", "_w_down", "_w_gate", "skip", "b_up", "b_down", "b_gate",
                  "_ints")
 
     @classmethod
@@ -212,26 +238,17 @@ class Block:
         >>> up.N.tolist(), up.den, b.w_down
         ([[1], [4]], 2, QMatrix([[1, -1/4]]))
         """
-        from .io.arrays import matrix_from_array
-        from .io.exact import dyadic_integer_array, exact_parts
-
-        def view(arr, name):
-            hint = dyadic_integer_array(arr, name, None)
-            if hint is None:
-                hint = _tight_dyadic(arr)
-            if hint is None and getattr(arr, "ndim", 0) == 2:
-                m, hint = exact_parts(arr, name, None)
-                if hint is None:
-                    return m
-            return IntegerArray(*hint) if hint is not None else matrix_from_array(arr, name)
-
-        return cls(activation, view(w_up, "w_up"), view(w_down, "w_down"), **kwargs)
+        gate = kwargs.pop("w_gate", None)
+        if gate is not None and hasattr(gate, "dtype"):
+            gate = array_view(gate, "w_gate")
+        return cls(activation, array_view(w_up, "w_up"), array_view(w_down, "w_down"),
+                   w_gate=gate, **kwargs)
 
     def __init__(self, activation, w_up, w_down, *, skip="identity", w_gate=None, b_up=None,
                  b_down=None, b_gate=None):
         act = get_activation(activation) if not isinstance(activation, Activation) else activation
         self._ints = {}
-        for name, m in (("w_up", w_up), ("w_down", w_down)):
+        for name, m in (("w_up", w_up), ("w_down", w_down), ("w_gate", w_gate)):
             if isinstance(m, IntegerArray):
                 self._ints[name] = m
         w_up = None if "w_up" in self._ints else exact_matrix(w_up, "w_up")
@@ -245,9 +262,10 @@ class Block:
             if w_gate is None:
                 raise InputError(f"activation {act.name!r} is gated: 'w_gate' ({k}x{d}) is required",
                                  None, "w_gate")
-            w_gate = exact_matrix(w_gate, "w_gate")
-            if w_gate.shape != (k, d):
-                raise InputError(f"w_gate has shape {w_gate.shape[0]}x{w_gate.shape[1]}, expected {k}x{d}",
+            w_gate = None if "w_gate" in self._ints else exact_matrix(w_gate, "w_gate")
+            gshape = w_gate.shape if w_gate is not None else self._ints["w_gate"].shape
+            if gshape != (k, d):
+                raise InputError(f"w_gate has shape {gshape[0]}x{gshape[1]}, expected {k}x{d}",
                                  None, "w_gate")
         elif w_gate is not None:
             raise InputError(f"activation {act.name!r} is not gated but 'w_gate' is given "
@@ -262,7 +280,7 @@ class Block:
                 raise InputError(f"skip has shape {skip.shape[0]}x{skip.shape[1]}, expected {d}x{d}",
                                  None, "skip")
         self.activation = act
-        self._w_up, self._w_down, self.w_gate, self.skip = w_up, w_down, w_gate, skip
+        self._w_up, self._w_down, self._w_gate, self.skip = w_up, w_down, w_gate, skip
         self.b_up = _vector(b_up, k, "b_up")
         self.b_down = _vector(b_down, d, "b_down")
         self.b_gate = _vector(b_gate, k, "b_gate") if act.is_gated else None
@@ -274,15 +292,33 @@ class Block:
     def w_up(self) -> QMatrix:
         """W_up (k×d), made from its integer view on first use when the block was built from one."""
         if self._w_up is None:
-            self._w_up = self._ints["w_up"].to_qmatrix()
+            self._w_up = self._ints["w_up"].to_qmatrix("the block's W_up")
         return self._w_up
 
     @property
     def w_down(self) -> QMatrix:
         """W_down (d×k), made from its integer view on first use when built from one."""
         if self._w_down is None:
-            self._w_down = self._ints["w_down"].to_qmatrix()
+            self._w_down = self._ints["w_down"].to_qmatrix("the block's W_down")
         return self._w_down
+
+    @property
+    def w_gate(self) -> QMatrix | None:
+        """W_gate (k×d) of a gated activation, else None; made from its integer view on first
+        use when built from one."""
+        if self._w_gate is None and self._ints.get("w_gate") is not None:
+            self._w_gate = self._ints["w_gate"].to_qmatrix("the block's W_gate")
+        return self._w_gate
+
+    @property
+    def gated(self) -> bool:
+        """Whether the block has a gate matrix (without making it rational)."""
+        return self._w_gate is not None or self._ints.get("w_gate") is not None
+
+    def _given(self, name: str):
+        """The matrix *name* as held: its QMatrix, else its integer view (None: no such matrix)."""
+        m = getattr(self, "_" + name)
+        return m if m is not None else self._ints.get(name)
 
     def integer_matrix(self, name: str) -> "IntegerArray | None":
         """The :class:`IntegerArray` view of the matrix *name* (``w_up``, ``w_down``, ``w_gate``
@@ -333,9 +369,9 @@ class Block:
 
     def replace(self, **changes) -> "Block":
         """A copy with some fields replaced (``activation``, ``w_up``, ``skip``, ``b_up`` …)."""
-        kw = dict(activation=self.activation, w_up=self._w_up if self._w_up is not None else self._ints["w_up"],
-                  w_down=self._w_down if self._w_down is not None else self._ints["w_down"], skip=self.skip,
-                  w_gate=self.w_gate, b_up=self.b_up, b_down=self.b_down, b_gate=self.b_gate)
+        kw = dict(activation=self.activation, w_up=self._given("w_up"), w_down=self._given("w_down"),
+                  skip=self.skip, w_gate=self._given("w_gate"), b_up=self.b_up, b_down=self.b_down,
+                  b_gate=self.b_gate)
         kw.update(changes)
         act = kw.pop("activation")
         w_up, w_down = kw.pop("w_up"), kw.pop("w_down")
@@ -375,7 +411,7 @@ class Block:
         out["activation"] = self.activation.name
         out["w_up"] = _mjson(self.w_up)
         out["w_down"] = _mjson(self.w_down)
-        if self.w_gate is not None:
+        if self.gated:
             out["w_gate"] = _mjson(self.w_gate)
         out["skip"] = self.skip if isinstance(self.skip, str) else _mjson(self.skip)
         for name in ("b_up", "b_down", "b_gate"):
@@ -487,7 +523,7 @@ class HyperConnectionBlock:
         m = self.mlp
         b_down = None if m.b_down is None else [self.mix_write[s] * x for s in range(n) for x in m.b_down]
         w_gate = None
-        if m.w_gate is not None:
+        if m.gated:
             g = m.w_gate.to_rows()
             w_gate = [[self.mix_read[s] * g[u][j] for s in range(n) for j in range(d)] for u in range(k)]
         return Block(m.activation, w_up, w_down, skip=skip, w_gate=w_gate, b_up=m.b_up,

@@ -177,6 +177,14 @@ class LazyTensors(Mapping):
         shape, get = self._index[name]
         return exact_qmatrix(get(), name, str(self._path))
 
+    def view(self, name: str):
+        """The 2-D tensor *name* as a block matrix: its integer view when it fits in int64
+        (:func:`algebra.blocks.array_view`: nothing rational made on reading), else exact."""
+        if name in self._done:
+            return self.matrix(name)
+        from ..blocks import array_view
+        return array_view(self._index[name][1](), name, str(self._path))
+
     def shape(self, name: str) -> tuple[int, ...]:
         return self._index[name][0]
 

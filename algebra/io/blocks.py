@@ -418,7 +418,7 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
         if isinstance(tensors, LazyTensors):        # straight from the array, nothing else read
             if len(tensors.shape(name)) != 2:
                 raise InputError(f"expected a 2-d weight, got shape {tensors.shape(name)}", source, name)
-            return tensors.matrix(name)
+            return tensors.view(name)
         shape, values = tensors[name]
         if len(shape) != 2:
             raise InputError(f"expected a 2-d weight, got shape {tuple(shape)}", source, name)

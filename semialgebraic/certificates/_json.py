@@ -58,7 +58,7 @@ def _block_entries(block) -> int:
         return sum(_block_entries(b) for b in block.blocks)
     if not isinstance(block, Block):
         return 0
-    n = 2 * block.d * block.k + (block.d * block.k if block.w_gate is not None else 0)
+    n = 2 * block.d * block.k + (block.d * block.k if block.gated else 0)
     return n + (0 if isinstance(block.skip, str) else block.d * block.d)
 
 
@@ -197,7 +197,8 @@ def _split_block(block, arrays: dict, where: str) -> dict:
         return {"format": "netfibers.block", "version": 1, "blocks": members}
     out = {"format": "netfibers.block", "version": 1, "activation": block.activation.name}
     for name in ("w_up", "w_down", "w_gate", "skip"):
-        view = block.integer_matrix(name) if name in ("w_up", "w_down") else None
+        view = block.integer_matrix(name) if name in ("w_up", "w_down") or (
+            name == "w_gate" and block.gated) else None
         if view is not None and view.N.size >= min(1024, SIDECAR_THRESHOLD):
             arrays[f"{where}.{name}"] = view.N     # the whole int64 array, no entry-by-entry pass
             out[name] = {"$sidecar": f"{where}.{name}", "den": str(view.den)}

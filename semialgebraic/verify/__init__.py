@@ -272,7 +272,7 @@ def _block(d: dict, arrays: dict, used: set):
             v = m.get(name)
             if isinstance(v, dict):
                 N, den = _sidecar_array(v, arrays, used, f"{where}{name}")
-                mats[name] = IntegerArray(N, den) if name in ("w_up", "w_down") else \
+                mats[name] = IntegerArray(N, den) if name in ("w_up", "w_down", "w_gate") else \
                     QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den)
             elif isinstance(v, list):
                 rows = parse_matrix(v, f"{where}{name}", "certificate")

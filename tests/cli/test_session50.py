@@ -223,3 +223,67 @@ def test_compressed_npz_members_count_against_the_entries_limit(run, tmp_path, m
     monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "1")
     code, out, err = run("eval", stored, "--x", "1,1,1,1")
     assert code == 0 and out.strip() == "0", (out, err)
+
+
+# -- F17: transformer MLP blocks are read as integer views ---------------------------------------
+def _exact(arr):
+    from algebra.rationals import from_float
+    return [[from_float(x) for x in row] for row in arr.tolist()]
+
+
+@pytest.mark.parametrize("layout", ["llama", "gpt2"])
+def test_weight_file_blocks_keep_integer_views(tmp_path, layout):
+    import numpy as np
+    from safetensors.numpy import save_file
+    from algebra.blocks import Block, IntegerArray
+    from algebra.io.blocks import load_block
+    rng = np.random.default_rng(3)
+    d, k = 3, 5
+    up = (rng.standard_normal((k, d)) * 0.3).astype(np.float16)
+    down = (rng.standard_normal((d, k)) * 0.3).astype(np.float16)
+    gate = (rng.standard_normal((k, d)) * 0.3).astype(np.float16)
+    path = tmp_path / "m.safetensors"
+    if layout == "llama":
+        save_file({"mlp.up_proj.weight": up, "mlp.down_proj.weight": down,
+                   "mlp.gate_proj.weight": gate}, str(path))
+        block = load_block(path, activation="swiglu")
+        want = Block("swiglu", _exact(up), _exact(down), w_gate=_exact(gate))
+        held = ("w_up", "w_down", "w_gate")
+    else:                                   # GPT-2's Conv1D: stored (in, out)
+        save_file({"h.0.mlp.c_fc.weight": np.ascontiguousarray(up.T),     # (its bias tells
+                   "h.0.mlp.c_fc.bias": np.zeros(k, np.float16),           # the layout)
+                   "h.0.mlp.c_proj.weight": np.ascontiguousarray(down.T)}, str(path))
+        block = load_block(path, activation="relu")
+        want = Block("relu", _exact(up), _exact(down), b_up=[0] * k)
+        held = ("w_up", "w_down")
+    for name in held:                       # nothing rational made on reading
+        assert getattr(block, "_" + name) is None and isinstance(block._ints[name], IntegerArray)
+    assert block.gated == (layout == "llama")
+    x = [Q(1, 3), Q(-2), Q(5, 7)]
+    if layout == "gpt2":
+        assert block(x) == want(x)
+    assert block == want                    # the same exact matrices
+    assert block.replace(skip="none").skip == "none"
+
+
+def test_gated_block_decided_without_its_weights(run, tmp_path, monkeypatch):
+    import numpy as np
+    from safetensors.numpy import save_file
+    from algebra.blocks import IntegerArray
+    rng = np.random.default_rng(4)
+    d, k = 4, 6
+    path = tmp_path / "m.safetensors"
+    save_file({"mlp.up_proj.weight": rng.standard_normal((k, d)).astype(np.float16),
+               "mlp.down_proj.weight": rng.standard_normal((d, k)).astype(np.float16),
+               "mlp.gate_proj.weight": rng.standard_normal((k, d)).astype(np.float16)}, str(path))
+    made = []
+    real = IntegerArray.to_qmatrix
+    monkeypatch.setattr(IntegerArray, "to_qmatrix", lambda self, *a: made.append(1) or real(self, *a))
+    from semialgebraic.certificates import _json
+    monkeypatch.setattr(_json, "SIDECAR_THRESHOLD", 1)      # as a large block's: a sidecar
+    cert = tmp_path / "c.json"
+    code, out, err = run("absorb", path, "--activation", "swiglu", "--certificate", cert)
+    assert code == 1 and "not absorbable [linearization (Prop. 6, R6)]" in out, (out, err)
+    assert made == []                       # R6 needs the activation and the skip only
+    code, out, err = run("verify", cert)
+    assert code == 0 and out.startswith("VALID absorption certificate"), (out, err)
