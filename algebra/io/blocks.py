@@ -432,6 +432,12 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
             raise InputError(f"expected shape ({n},), got {tuple(shape)}", source, name)
         return list(values)
 
+    gate_name = f"{p}{gate}.weight" if gate else None
+    if gate_name and gate_name in tensors and not act.is_gated:    # (said before any weight is
+        raise InputError(f"{gate_name} is present: use a gated activation (swiglu, geglu, "  # read:
+                         f"reglu, glu, bilinear), not {act.name!r}", source)  # 3.5 s of LLaMA-7B)
+    if act.is_gated and not (gate_name and gate_name in tensors):
+        raise InputError(f"activation {act.name!r} is gated but the file has no gate weight", source)
     w_up, w_down = mat(f"{p}{up}.weight"), mat(f"{p}{down}.weight")
     if up == "c_fc":
         def shape_of(name):
@@ -451,15 +457,7 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
                              f"{p}{down}.weight")
         raise InputError(f"shape {w_down.shape} does not fit {p}{up}.weight of shape {(k, d)}: "
                          f"expected {(d, k)} (out, in)", source, f"{p}{down}.weight")
-    w_gate = None
-    gate_name = f"{p}{gate}.weight" if gate else None
-    if gate_name and gate_name in tensors:
-        if not act.is_gated:
-            raise InputError(f"{gate_name} is present: use a gated activation (swiglu, geglu, reglu, "
-                             f"glu, bilinear), not {act.name!r}", source)
-        w_gate = mat(gate_name)
-    elif act.is_gated:
-        raise InputError(f"activation {act.name!r} is gated but the file has no gate weight", source)
+    w_gate = mat(gate_name) if act.is_gated else None
     if not isinstance(skip, str):
         skip = exact_matrix(skip, "skip")
     try:
