@@ -129,6 +129,8 @@ class Fiber(Protocol):
     dimension: Dimension
     number_of_components: int | None
     number_of_orbits: int | None
+    components_exact: bool        # number_of_components is the exact count
+    at_theta: int | None          # the fiber's dimension near the network's own parameters
     graph: Any
     notes: list
 

@@ -232,6 +232,10 @@ class ShallowFiber:
         self.number_of_components, self.number_of_orbits = number_of_components, number_of_orbits
         self.graph, self.notes = graph, list(notes)
         self.details = details if isinstance(details, _Details) else dict(details or {})
+        # as BottleneckFiber (the Fiber protocol): the dimension near θ itself, and whether
+        # number_of_components is the exact count (None here when spare neurons leave it open)
+        self.at_theta = dimension.value
+        self.components_exact = number_of_components is not None
 
     def __repr__(self) -> str:
         return fiber_repr('ShallowFiber', self)
@@ -252,6 +256,7 @@ class ShallowFiber:
                          "dimension": self.dimension.value,
                          "dimension_detail": self.dimension.to_json(),
                          "number_of_components": self.number_of_components,
+                         "number_of_components_exact": self.components_exact,
                          "number_of_orbits": self.number_of_orbits,
                          "components": [c.to_json() for c in self.components],
                          "symmetries": self.details.get("symmetries", []),

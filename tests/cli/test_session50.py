@@ -287,3 +287,23 @@ def test_gated_block_decided_without_its_weights(run, tmp_path, monkeypatch):
     assert made == []                       # R6 needs the activation and the skip only
     code, out, err = run("verify", cert)
     assert code == 0 and out.startswith("VALID absorption certificate"), (out, err)
+
+
+# -- the Fiber protocol: both fibers say the same things --------------------------------------
+def test_shallow_and_bottleneck_fibers_share_at_theta_and_components_exact():
+    from semialgebraic import fiber
+    from semialgebraic._fiber import Fiber
+    shallow = fiber(Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]]))
+    spare = fiber(Network.from_rows([[[1], [-1], [1]], [[1, 1, 1]]], [[0, 0, -1], [0]]))
+    for F in (shallow, spare):
+        assert isinstance(F, Fiber)
+        assert F.at_theta == F.dimension.value == F.to_json()["dimension_at_theta"]
+        assert F.components_exact == (F.number_of_components is not None) \
+            == F.to_json()["number_of_components_exact"]
+    assert shallow.components_exact
+    from algebra.io import load
+    from pathlib import Path
+    import algebra
+    ex = Path(algebra.__file__).parent / "examples" / "masked_bottleneck.json"
+    B = fiber(load(ex))
+    assert isinstance(B, Fiber) and isinstance(B.components_exact, bool) and B.at_theta is not None
