@@ -307,3 +307,35 @@ def test_shallow_and_bottleneck_fibers_share_at_theta_and_components_exact():
     ex = Path(algebra.__file__).parent / "examples" / "masked_bottleneck.json"
     B = fiber(load(ex))
     assert isinstance(B, Fiber) and isinstance(B.components_exact, bool) and B.at_theta is not None
+
+
+# -- an unbounded domain: a probe of the recession cone before its search ------------------------
+def test_cone_probe_decides_unbounded_pairs_without_the_cone_search(monkeypatch):
+    """R28: f_0 (the biases-free a − b) not 0 on the cone C means +inf; a few exact evaluations
+    find such a point of C at once (a 784-1024-1024-10 pair on the orthant ran > 100 s)."""
+    from semialgebraic import diff_bounds, verify
+    from semialgebraic.bab import recession
+    a = Network.from_rows([[[1, -1], [2, 1]], [[1, 1]]], [[0, 1], [0]])
+    b = Network.from_rows([[[1, -1], [2, "201/100"]], [[1, 1]]], [[0, 1], [0]])
+    monkeypatch.setattr(recession, "bounded_diff",
+                        lambda *a, **k: pytest.fail("the cone's search ran"))
+    for dom in ("orthant", None):
+        r = diff_bounds(a, b, dom)
+        assert r.upper is None and r.unbounded and r.lower >= 1
+        assert abs(a.evaluate(r.point)[0] - b.evaluate(r.point)[0]) == r.lower
+        assert verify(r.certificate)[0] is True
+
+
+def test_cone_probe_finds_nothing_where_the_recession_agrees():
+    from semialgebraic.bab import recession
+    from algebra.kernel.domains import Domain
+    a = Network.from_rows([[[1, -1], [2, 1]], [[1, 1]]], [[0, 1], [0]])
+    b = Network.from_rows([[[1, -1], [2, 1]], [[1, 1]]], [[5, -3], [2]])   # other biases only
+    cone = recession.cone_domain(Domain.orthant(2))
+    assert recession._cone_probe(recession.bias_free(a), recession.bias_free(b), cone,
+                                 budget_mod.Budget()) is None
+    bumped = Network.from_rows([[[1, -1], [2, 1]], [[1, "1000001/1000000"]]], [[0, 1], [0]])
+    x = recession._cone_probe(recession.bias_free(a), recession.bias_free(bumped), cone,
+                              budget_mod.Budget())
+    assert x is not None and cone.contains(x)
+    assert recession.bias_free(a).evaluate(x) != recession.bias_free(bumped).evaluate(x)
