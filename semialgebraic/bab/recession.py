@@ -512,13 +512,13 @@ is evaluated before the cone's search (:func:`_cone_probe`)."""
 def _cone_probe(a0: Network, b0: Network, cone: Domain, budget: Budget):
     """A point ``r`` of ``C ∩ [−1, 1]^d`` where the biases-free networks differ, from a few exact
     evaluations (the centre, then :data:`CONE_PROBES` seeded points with denominators 64), or
-    None.  A non-zero ``f_0`` anywhere on the cone is almost everywhere non-zero there (it is
-    piecewise linear), so a probe decides at once what the search on the cone found only after
-    its engine (a 784-1024-1024-10 pair on the orthant: > 100 s without --timeout, s50); the
-    ray branch then needs ``f_0(r) != 0`` only, which it recomputes exactly (:func:`ray_start`)."""
+    None.  Where ``f_0`` is not 0 on an open part of the cone (two copies of other weights, a
+    float16 copy), a probe decides at once what the search on the cone found only after its
+    engine (a 784-1024-1024-10 pair on the orthant: > 100 s without --timeout, s50); when the
+    probes miss (f_0 = 0 on C, or not 0 on a sliver only) the search runs as before.  The ray
+    branch needs ``f_0(r) != 0`` only, and recomputes it exactly (:func:`ray_start`)."""
     import random
     rng = random.Random(0)
-    d = cone.dim
     points = [[(lo + hi) / 2 for lo, hi in zip(cone.lo, cone.hi)]]
     points += [[lo + Q(rng.randint(1, 63), 64) * (hi - lo) for lo, hi in zip(cone.lo, cone.hi)]
                for _ in range(CONE_PROBES)]
