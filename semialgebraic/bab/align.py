@@ -58,6 +58,8 @@ def _pairing(ra, rb):
     """``perm[i]`` = the row of *rb* put at position ``i``: the identity when every row already
     meets its own (near copies: O(n·d)), else a greedy matching by cosine above ``_MATCH`` (the
     rest in order); None when the layer is too wide for the O(n²) matching (``_WIDE``)."""
+    if not ra:                  # a hidden layer of width 0 (pruned): nothing to pair
+        return []
     def units(rows):
         M = np.array([[float(x) for x in r] for r in rows], dtype=float)
         n = np.linalg.norm(M, axis=1)

@@ -15,7 +15,7 @@ from algebra.exceptions import InputError
 from algebra.kernel import difference_network, drop_zero_neurons
 from algebra.kernel.domains import Domain
 from algebra.network import Network, require_network
-from algebra.rationals import Q, q_json, to_q
+from algebra.rationals import Q, q_json, q_str, to_q
 
 from ..budget import Budget, BudgetExhausted, Progress, alarm_at
 from .align import _WIDE as ALIGN_WIDE, aligned, path_onto
@@ -262,6 +262,16 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         if verify:
             same.checked = _self_check(same.certificate, outer)
         return same
+    pruned = [l for l in range(1, min(a.depth, b.depth)) if a.widths[l] == 0 == b.widths[l]]
+    if pruned:      # a − b has a layer of width 0: the engine's arrays have no such layer
+        from ..exceptions import NotApplicableError
+        x = [lo if lo is not None else hi if hi is not None else Q(0)
+             for lo, hi in zip(dom.lo, dom.hi)]
+        c = [p - q for p, q in zip(a.evaluate(x), b.evaluate(x))]
+        raise NotApplicableError("diff (branch and bound)", (
+            f"both networks have hidden layer {pruned[0]} of width 0 (pruned), so each is a "
+            f"constant and a - b = ({', '.join(q_str(v) for v in c)}) everywhere; `netfibers "
+            "equiv` certifies whether they agree"))   # (s50 audit F1)
     dom = closed_sides(dom, budget)
     if None in dom.lo or None in dom.hi:
         from .recession import unbounded_diff

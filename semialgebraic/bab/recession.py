@@ -295,8 +295,8 @@ def _affine(Ws, bias, box, sigma):
         if M is None:
             M, c = [list(row) for row in W], list(bias[l])
         else:
-            M = [[sum((w * M[k][i] for k, w in enumerate(row) if w != 0), _Z) for i in range(len(M[0]))]
-                 for row in W]
+            M = [[sum((w * M[k][i] for k, w in enumerate(row) if w != 0), _Z) for i in range(len(box))]
+                 for row in W]      # (len(box) columns: M has no row after a layer of width 0)
             c = [sum((w * c[k] for k, w in enumerate(row) if w != 0), _Z) + bj for row, bj in zip(W, bias[l])]
         if l == len(Ws) - 1:
             return M, c

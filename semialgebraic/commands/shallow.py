@@ -500,7 +500,16 @@ def cmd_verify(args) -> int:
         code = {True: 0, False: 1, None: 3}[answer]
         typed = str(args.epsilon).strip()              # the user's spelling (25271/500000000 was
         if len(typed) > 40:                            # (a 10 000-digit E was echoed whole)
-            typed = display.number(eps, getattr(args, "exact", False))
+            # with the digits that tell it from the certified number compared ("max > ≈ 1.0000e-9"
+            # beside "max <= 1/10^9" for E = 1/10^9 - 10^-30: s50 audit F3)
+            ref = cert.get("lower") if answer is False else cert.get("upper") if answer else None
+            try:
+                ref = None if ref in (None, "inf") else to_q(ref)
+            except AlgebraError:
+                ref = None
+            typed = (display.apart(ref, eps, getattr(args, "exact", False))[1]
+                     if ref is not None and ref != eps else
+                     display.number(eps, getattr(args, "exact", False)))
         said = {True: f"it proves max |a - b| <= {typed}",          # printed for 5.0542e-5)
                 False: f"it proves max |a - b| > {typed}",
                 None: f"it does not decide max |a - b| <= {typed}"}[answer]

@@ -383,7 +383,10 @@ def _polyhedron_point(rng, dom: Domain, small: bool) -> tuple:
     interior point itself).  :class:`InputError` when the interior is empty."""
     c = _interior(dom)
     if c is None:
-        raise InputError("the domain has an empty interior (empty or lower-dimensional)")
+        open_side = any(lo is None or hi is None for lo, hi in dom.intervals())
+        raise InputError("the domain has an empty interior (empty or lower-dimensional)" + (
+            "; a lower-dimensional domain is taken with lo and hi on every coordinate (here a "
+            "side is open): bound it by a box around the part that matters" if open_side else ""))
     x = []
     for lo, hi in dom.intervals():
         if lo is not None and hi is not None:

@@ -695,10 +695,10 @@ def _versus(eps, value, upper: bool) -> str:
     if eps is None:
         return ""
     if upper:
-        return (f"; <= epsilon = {eps}: |a - b| <= epsilon on the domain" if value <= eps else
-                f"; above epsilon = {eps}: this certificate does not show |a - b| <= epsilon")
-    return (f"; > epsilon = {eps}: |a - b| > epsilon at the point" if value > eps else
-            f"; not above epsilon = {eps}: this certificate does not show |a - b| > epsilon")
+        return (f"; <= its epsilon = {eps}: |a - b| <= epsilon on the domain" if value <= eps else
+                f"; above its epsilon = {eps}: this certificate does not show |a - b| <= epsilon")
+    return (f"; > its epsilon = {eps}: |a - b| > epsilon at the point" if value > eps else
+            f"; not above its epsilon = {eps}: this certificate does not show |a - b| > epsilon")
 
 
 def point_reason(cert: dict, a, b, x, lower) -> str:

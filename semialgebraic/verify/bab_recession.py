@@ -418,10 +418,11 @@ def _deepened(net, depth):
     its output layer ``(W, β)`` becomes ``[W; −W]``, ``[β; −β]`` followed by ``[I, −I]`` (no
     bias), since ``relu(y) − relu(−y) = y`` (R33 for networks of different depths).  Written
     here, not taken from the deciders."""
-    rows = [W.to_rows() for W in net.weights]
-    bias = [list(v) for v in net.biases]
-    while len(rows) < depth:
+    rows = [net.weights[0]] + [W.to_rows() for W in net.weights[1:]]   # (W1 as the matrix:
+    bias = [list(v) for v in net.biases]          # it keeps d when a first layer of width 0
+    while len(rows) < depth:                      # has no rows; s50 audit F1)
         W, c = rows.pop(), bias.pop()
+        W = W.to_rows() if hasattr(W, "to_rows") else W
         m = len(W)
         rows += [[list(r) for r in W] + [[-v for v in r] for r in W],
                  [[Q(1) if k == o else Q(-1) if k == m + o else _Z for k in range(2 * m)]

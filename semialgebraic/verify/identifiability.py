@@ -212,7 +212,10 @@ def _flip_set_failure(proof: dict, W1, W2, name: str) -> str | None:
             if sum((a * b for a, b in zip(k, y)), 0 * y[0]) <= 0:
                 return f"{name} not shown: <y, v_{i} w_{i}^T> <= 0"
         return None
-    S = _flip_set(kinks, n) if kind == "enumerated" else _zero_sum(kinks)
+    claimed = proof.get("nullity")              # (its one number, checked: s50 audit F2)
+    if kind == "enumerated" and claimed is not None and (type(claimed) is not int or claimed < 0):
+        raise InputError("flip_sets.nullity must be a non-negative integer")
+    S = _flip_set(kinks, n, claimed) if kind == "enumerated" else _zero_sum(kinks)
     if isinstance(S, str):
         return S
     if S:
@@ -456,11 +459,14 @@ def _flip_set_points(R, piv, free, rhs, nonempty) -> list | None:
     return None
 
 
-def _flip_set(kinks, n) -> list | str:
+def _flip_set(kinks, n, nullity=None) -> list | str:
     """A non-empty S ⊆ range(n) whose kink vectors sum to 0 ([] when there is none), by
-    :func:`_flip_set_points` on their dependencies; a string when there are too many."""
+    :func:`_flip_set_points` on their dependencies; a string when there are too many, or when
+    the certificate's *nullity* is not theirs."""
     R, piv = QMatrix.from_rows([list(c) for c in zip(*kinks)], ncols=n).rref()
     free = [j for j in range(n) if j not in piv]
+    if nullity is not None and nullity != len(free):
+        return f"flip_sets.nullity is {nullity}, but the kink matrices' nullity is {len(free)}"
     if len(free) > MAX_ENUMERATED:
         return (f"I4 not shown: {len(free)} free coordinates, more than the {MAX_ENUMERATED} this "
                 "checker enumerates")

@@ -339,3 +339,93 @@ def test_cone_probe_finds_nothing_where_the_recession_agrees():
                               budget_mod.Budget())
     assert x is not None and cone.contains(x)
     assert recession.bias_free(a).evaluate(x) != recession.bias_free(bumped).evaluate(x)
+
+
+# -- s50 audit: pruned layers, an unchecked nullity, epsilon texts, open lower-dimensional domains --
+def _net_file(tmp_path, name, layers, inputs=2):
+    path = tmp_path / name
+    path.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                                "inputs": inputs, "layers": layers}))
+    return path
+
+
+PRUNED = [{"weight": [], "bias": []}, {"weight": [[]], "bias": [3]}]              # the constant 3
+CONST3 = [{"weight": [[0, 0]], "bias": [-1]}, {"weight": [[5]], "bias": [3]}]       # 3 too
+PRUNED_DEEP = [{"weight": [[1, 1], [1, -1], [0, 1]], "bias": [0, 1, 2]},
+               {"weight": [], "bias": []}, {"weight": [[]], "bias": [3]}]
+PRUNED_MID = [{"weight": [[1, 1]], "bias": [0]}, {"weight": [], "bias": []},
+              {"weight": [[]], "bias": [4]}]                                       # the constant 4
+
+
+@pytest.mark.parametrize("pair,domain", [
+    (("pruned", "pruned"), []), (("pruned", "pruned"), ["--orthant"]),
+    (("pruned", "pruned"), ["--box=-1,1", "--method", "bab"]), (("mid", "mid"), []),
+    (("pruned", "const3"), []), (("pruned", "const3"), ["--orthant"]),
+    (("deep", "const3"), []), (("deep", "pruned"), []), (("pruned", "deep"), ["--orthant"])])
+def test_diff_of_networks_with_a_pruned_layer(run, tmp_path, pair, domain):
+    """s50 audit F1: exit 4 (an AxisError in the alignment, an IndexError in R29's stable cells,
+    the checker's deepened network losing its inputs); every such pair is the constant 3."""
+    files = {"pruned": PRUNED, "const3": CONST3, "deep": PRUNED_DEEP, "mid": PRUNED_MID}
+    a, b = (_net_file(tmp_path, f"{k}{i}.json", files[k]) for i, k in enumerate(pair))
+    cert = tmp_path / "c.json"
+    code, out, err = run("diff", a, b, *domain, "--certificate", cert)
+    assert code == 0 and out.startswith("max |a - b| = 0 at x = "), (out, err)
+    code, out, err = run("verify", cert, a, b)
+    assert code == 0 and out.startswith("VALID"), (out, err)
+
+
+def test_diff_of_two_constants_pruned_at_one_layer_is_refused_in_one_line(run, tmp_path):
+    a = _net_file(tmp_path, "deep.json", PRUNED_DEEP)
+    b = _net_file(tmp_path, "mid.json", PRUNED_MID)
+    for domain in ([], ["--box=-1,1", "--method", "bab"]):
+        code, out, err = run("diff", a, b, *domain)
+        assert code == 2 and "Traceback" not in err, (out, err)
+        assert "both networks have hidden layer 2 of width 0 (pruned)" in err
+        assert "a - b = (-1) everywhere" in err            # 3 - 4, exactly
+    code, out, err = run("equiv", a, b)
+    assert code == 1 and out.startswith("not equivalent"), (out, err)
+
+
+def test_identifiability_certificate_nullity_is_checked(run, tmp_path):
+    """s50 audit F2: flip_sets.nullity was never read (-7 and "junk" were VALID)."""
+    net = _net_file(tmp_path, "s2.json", [           # 4 kink matrices in R^2: nullity 2
+        {"weight": [[-1, -2], [0, 2], [-3, -3], [3, 1]], "bias": [-3, -1, 1, -3]},
+        {"weight": [[1, -2, -3, -3]], "bias": [0]}])
+    cert = tmp_path / "c.json"
+    code, out, err = run("identify", net, "--certificate", cert)
+    data = json.loads(cert.read_text())
+    proof = data.get("flip_sets", {})
+    assert proof == {"kind": "enumerated", "nullity": 2}
+    code, out, err = run("verify", cert, net)
+    assert code == 0, (out, err)
+    for forged, want in ((proof["nullity"] + 1, 1), (-7, 2), ("junk", 2)):
+        data["flip_sets"]["nullity"] = forged
+        cert.write_text(json.dumps(data))
+        code, out, err = run("verify", cert, net)
+        assert code == want, (forged, out, err)
+
+
+def test_verify_epsilon_prints_a_long_epsilon_apart_from_the_certified_number(run, tmp_path):
+    a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    b = Network.from_rows([[[1]], [[1]]], [[0], ["1/1000000000"]])     # |a - b| = 10^-9
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    pa.write_text(json.dumps(a.to_dict()))
+    pb.write_text(json.dumps(b.to_dict()))
+    cert = tmp_path / "c.json"
+    code, out, err = run("diff", pa, pb, "--box", "-1,1", "--method", "bab", "--certificate", cert)
+    assert code == 0, (out, err)
+    eps = "999999999999999999999/1000000000000000000000000000000"     # 10^-9 - 10^-30
+    code, out, err = run("verify", cert, "--epsilon", eps)
+    assert code == 1, (out, err)
+    assert "it proves max |a - b| > ≈ 9.99999999999999999999e-10:" in out
+    assert "≈ 1.0000e-9" not in out
+
+
+def test_an_open_lower_dimensional_domain_says_its_sides_are_open(run, tmp_path):
+    a = _net_file(tmp_path, "a.json", CONST3)
+    dom = tmp_path / "line.json"
+    dom.write_text(json.dumps({"box": [[None, None], [None, None]], "halfspaces": [
+        {"a": ["-1", "1"], "b": "-5/6"}, {"a": ["1", "-1"], "b": "5/6"}]}))   # a line
+    b = _net_file(tmp_path, "b.json", PRUNED_MID)
+    code, out, err = run("equiv", a, b, "--box", dom)
+    assert code == 2 and "(here a side is open): bound it by a box" in err, (out, err)
