@@ -283,8 +283,8 @@ def test_gated_block_decided_without_its_weights(run, tmp_path, monkeypatch):
     monkeypatch.setattr(_json, "SIDECAR_THRESHOLD", 1)      # as a large block's: a sidecar
     cert = tmp_path / "c.json"
     code, out, err = run("absorb", path, "--activation", "swiglu", "--certificate", cert)
-    assert code == 1 and "not absorbable [linearization (Prop. 6, R6)]" in out, (out, err)
-    assert made == []                       # R6 needs the activation and the skip only
+    assert code == 1 and "not absorbable [linearization (Prop. 6, " in out, (out, err)
+    assert made == []              # skip-absorption R6 needs the activation and the skip only
     code, out, err = run("verify", cert)
     assert code == 0 and out.startswith("VALID absorption certificate"), (out, err)
 
@@ -311,7 +311,7 @@ def test_shallow_and_bottleneck_fibers_share_at_theta_and_components_exact():
 
 # -- an unbounded domain: a probe of the recession cone before its search ------------------------
 def test_cone_probe_decides_unbounded_pairs_without_the_cone_search(monkeypatch):
-    """R28: f_0 (the biases-free a − b) not 0 on the cone C means +inf; a few exact evaluations
+    """three-layer-fibers R28: f_0 (the biases-free a − b) not 0 on the cone C means +inf; a few exact evaluations
     find such a point of C at once (a 784-1024-1024-10 pair on the orthant ran > 100 s)."""
     from semialgebraic import diff_bounds, verify
     from semialgebraic.bab import recession
@@ -363,7 +363,7 @@ PRUNED_MID = [{"weight": [[1, 1]], "bias": [0]}, {"weight": [], "bias": []},
     (("pruned", "const3"), []), (("pruned", "const3"), ["--orthant"]),
     (("deep", "const3"), []), (("deep", "pruned"), []), (("pruned", "deep"), ["--orthant"])])
 def test_diff_of_networks_with_a_pruned_layer(run, tmp_path, pair, domain):
-    """s50 audit F1: exit 4 (an AxisError in the alignment, an IndexError in R29's stable cells,
+    """s50 audit F1: exit 4 (an AxisError in the alignment, an IndexError in three-layer-fibers R29's stable cells,
     the checker's deepened network losing its inputs); every such pair is the constant 3."""
     files = {"pruned": PRUNED, "const3": CONST3, "deep": PRUNED_DEEP, "mid": PRUNED_MID}
     a, b = (_net_file(tmp_path, f"{k}{i}.json", files[k]) for i, k in enumerate(pair))
