@@ -263,17 +263,10 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
             same.checked = _self_check(same.certificate, outer)
         return same
     pruned = [l for l in range(1, min(a.depth, b.depth)) if a.widths[l] == 0 == b.widths[l]]
-    if pruned:      # a − b has a layer of width 0: the engine's arrays have no such layer
-        from ..exceptions import NotApplicableError
-        x = [lo if lo is not None else hi if hi is not None else Q(0)
-             for lo, hi in zip(dom.lo, dom.hi)]
-        c = [p - q for p, q in zip(a.evaluate(x), b.evaluate(x))]
-        raise NotApplicableError("diff (branch and bound)", (
-            f"both networks have hidden layer {pruned[0]} of width 0 (pruned), so each is a "
-            f"constant and a - b = ({', '.join(q_str(v) for v in c)}) everywhere; `netfibers "
-            "equiv` certifies whether they agree"))   # (s50 audit F1)
     dom = closed_sides(dom, budget)
-    if None in dom.lo or None in dom.hi:
+    if pruned:      # a − b has a layer of width 0: the engine's arrays have none (s50 audit F1)
+        r = _pruned_pair(a, b, dom, budget, eps, pruned[0])
+    elif None in dom.lo or None in dom.hi:
         from .recession import unbounded_diff
         r = unbounded_diff(a, b, dom, budget, eps, input_splits)
     elif stopped:
@@ -290,6 +283,34 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     if budget is not outer and budget.reason is not None and budget.reason.startswith("timeout"):
         r.reason = r.reason.replace(f"timeout of {budget.timeout:g} s",
                                     f"timeout of {outer.timeout:g} s")
+    return r
+
+
+def _pruned_pair(a: Network, b: Network, dom: Domain, budget: Budget, eps, layer: int) -> BabResult:
+    """Both networks have hidden layer *layer* of width 0 (pruned): each is a constant, and
+    ``a − b = c`` everywhere.  The exact value at a point of the domain is the certified lower
+    bound (its certificate: a lower bound at that point); no certificate type bounds a − b from
+    above for a layer of width 0 (the branch and bound's arrays have no such layer, and its
+    checker rebuilds them), so the upper bound stays open: ``equiv`` certifies ``a = b`` when
+    ``c = 0``; with *eps* below ``|c|`` the point refutes it."""
+    if None in dom.lo or None in dom.hi:
+        from ..certificates.bab_recession import bab_recession_certificate
+        x = domain_point(dom)
+        devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
+        out = max(range(len(devs)), key=devs.__getitem__)
+        r = BabResult(devs[out], None, x, out, [(v, None) for v in devs], 0, False, "",
+                      bab_recession_certificate(a, b, dom, lower=devs[out], point=tuple(x),
+                                                output=out))
+    else:
+        r = unprepared(a, b, dom, budget, eps)
+    c = [u - v for u, v in zip(a.evaluate(r.point), b.evaluate(r.point))]
+    refuted = eps is not None and r.lower > eps
+    r.complete = refuted
+    r.reason = (f"both networks have hidden layer {layer} of width 0 (pruned): each is a constant "
+                f"and a - b = ({', '.join(q_str(v) for v in c)}) everywhere; "
+                + ("a point above the threshold" if refuted else
+                   "no certificate here bounds a - b from above (`netfibers equiv` certifies "
+                   "a = b when it is 0)"))
     return r
 
 
