@@ -169,6 +169,9 @@ def array_view(arr, name: str, source: str | None = None):
     5.9 GB before a decision that reads no weight, s50)."""
     from .io.arrays import matrix_from_array
     from .io.exact import dyadic_integer_array, exact_parts
+    if getattr(arr, "size", 1) == 0:
+        raise InputError(f"an empty matrix (shape {tuple(arr.shape)}): a block needs d >= 1 "
+                         "inputs and k >= 1 units", source, name)
     hint = dyadic_integer_array(arr, name, source)
     if hint is None:
         hint = _tight_dyadic(arr)

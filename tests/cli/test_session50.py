@@ -469,3 +469,14 @@ def test_cells_search_on_dask_sends_the_pair_once_and_stops_waiting_at_the_deadl
     assert ex.scattered == 1 and ex.wait is None                 # put back after each wave
     assert r.complete and r.lower == r.upper == Q(1, 100)        # the cells not back: again
     assert r.verified
+
+
+def test_an_empty_block_matrix_in_a_weight_file_is_named(run, tmp_path):
+    import numpy as np
+    from safetensors.numpy import save_file
+    path = tmp_path / "d0.safetensors"
+    save_file({"mlp.up_proj.weight": np.zeros((4, 0), np.float16),
+               "mlp.down_proj.weight": np.zeros((0, 4), np.float16),
+               "mlp.gate_proj.weight": np.zeros((4, 0), np.float16)}, str(path))
+    code, out, err = run("absorb", path, "--activation", "swiglu")
+    assert code == 2 and "an empty matrix (shape (4, 0))" in err and "int64" not in err, err
