@@ -33,9 +33,10 @@ def max_entries() -> int:
     """:data:`MAX_ENTRIES`, or ``NETFIBERS_MAX_ENTRIES`` when it is set to an integer."""
     import os
     try:
-        return int(os.environ.get("NETFIBERS_MAX_ENTRIES") or MAX_ENTRIES)
+        limit = int(os.environ.get("NETFIBERS_MAX_ENTRIES") or MAX_ENTRIES)
     except ValueError:
         return MAX_ENTRIES
+    return limit if limit >= 0 else MAX_ENTRIES
 
 # IEEE 754 binary formats: (significand bits with the hidden one, least normal exponent,
 # largest exponent)

@@ -262,10 +262,10 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         if verify:
             same.checked = _self_check(same.certificate, outer)
         return same
-    pruned = [l for l in range(1, min(a.depth, b.depth)) if a.widths[l] == 0 == b.widths[l]]
+    pruned = pruned_layer(a, b)
     dom = closed_sides(dom, budget)
     if pruned:      # a − b has a layer of width 0: the engine's arrays have none (s50 audit F1)
-        r = _pruned_pair(a, b, dom, budget, eps, pruned[0])
+        r = _pruned_pair(a, b, dom, budget, eps, pruned)
     elif None in dom.lo or None in dom.hi:
         from .recession import unbounded_diff
         r = unbounded_diff(a, b, dom, budget, eps, input_splits)
@@ -284,6 +284,13 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         r.reason = r.reason.replace(f"timeout of {budget.timeout:g} s",
                                     f"timeout of {outer.timeout:g} s")
     return r
+
+
+def pruned_layer(a: Network, b: Network) -> int | None:
+    """The first hidden layer at which both *a* and *b* have width 0 (then each is a constant and
+    ``a − b`` has a layer of width 0, which the branch and bound's arrays cannot hold), else None."""
+    return next((l for l in range(1, min(a.depth, b.depth)) if a.widths[l] == 0 == b.widths[l]),
+                None)
 
 
 def _pruned_pair(a: Network, b: Network, dom: Domain, budget: Budget, eps, layer: int) -> BabResult:

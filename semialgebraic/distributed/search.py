@@ -487,6 +487,19 @@ def _order(path: str):
     return tuple(int(v) for v in path.split("."))
 
 
+def _refuse_pruned(a: Network, b: Network) -> None:
+    """Two networks pruned at one hidden layer are two constants: no search of cells or nodes
+    bounds their difference (the branch and bound has no layer of width 0: the cells halved for
+    ever, the tree crashed; s50 audit F2, F3); ``netfibers diff`` gives it at a point."""
+    from ..bab.diff import pruned_layer
+    layer = pruned_layer(a, b)
+    if layer is not None:
+        from ..exceptions import NotApplicableError
+        raise NotApplicableError("search diff", (
+            f"both networks have hidden layer {layer} of width 0 (pruned): each is a constant, "
+            "and `netfibers diff` gives a - b exactly at any point (no search to distribute)"))
+
+
 def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
                      workers: int | None = None, scheduler: str | None = None,
                      memory_limit=None, timeout: float | None = None, checkpoint=None,
@@ -518,6 +531,7 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     box = [(to_q(lo), to_q(hi)) for lo, hi in box]
     if len(box) != a.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
+    _refuse_pruned(a, b)
     t0 = time.perf_counter()
     from .tree import _ALARMED_PREP, _SEARCH_SHARE, _deferred_sigint
     # the cells' tasks get a share of the timeout, the certificate's check the rest (as tree_diff)

@@ -69,7 +69,7 @@ from ..certificates.bab_bound import bab_bound_certificate
 from ..exceptions import CertificateError
 from ..verify import verify_part
 from .cluster import executor as make_executor
-from .search import _tree_upper
+from .search import _refuse_pruned, _tree_upper
 
 __all__ = ["tree_diff", "TreeResult", "expand", "DEFAULT_NODES", "DEFAULT_WAVE", "PART_LEAVES"]
 
@@ -522,6 +522,7 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
     box = [(to_q(lo), to_q(hi)) for lo, hi in box]
     if len(box) != a.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
+    _refuse_pruned(a, b)
     t0 = time.perf_counter()
     given = b                  # b's neurons paired with a's (S1/S2 steps, same function), as in diff
     deadline = None if timeout is None else time.monotonic() + _SEARCH_SHARE * timeout

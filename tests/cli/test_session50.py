@@ -480,3 +480,38 @@ def test_an_empty_block_matrix_in_a_weight_file_is_named(run, tmp_path):
                "mlp.gate_proj.weight": np.zeros((4, 0), np.float16)}, str(path))
     code, out, err = run("absorb", path, "--activation", "swiglu")
     assert code == 2 and "an empty matrix (shape (4, 0))" in err and "int64" not in err, err
+
+
+@pytest.mark.parametrize("method", [[], ["--method", "cells"], ["--method", "cells", "--workers", "0"]])
+def test_search_diff_refuses_two_pruned_constants_in_one_line(run, tmp_path, method):
+    """s50 audit 2 F2, F3: the cells halved for ever (no cell could get an upper bound), the tree
+    crashed in the engine's arrays."""
+    a = _net_file(tmp_path, "deep.json", PRUNED_DEEP)
+    b = _net_file(tmp_path, "mid.json", PRUNED_MID)
+    code, out, err = run("search", "diff", a, b, "--box=-1,2", *method)
+    assert code == 2 and "both networks have hidden layer 2 of width 0 (pruned)" in err, (out, err)
+    assert "Traceback" not in err
+
+
+def test_a_large_json_text_is_costed_before_it_is_parsed(run, tmp_path, monkeypatch):
+    """s50 audit 2 F4: a 192 MB block of "3.78e-06"s: the scan and json.loads, 6.7 s of C work,
+    ran past --timeout 3."""
+    monkeypatch.setattr(budget_mod, "CONVERT_RATE", 1000.0)    # 2 MB of JSON "takes" minutes
+    text = ", ".join(["3.78e-06"] * 100)
+    rows = "[" + ", ".join([f"[{text}]"] * 2000) + "]"           # 2000 x 100: 2 MB
+    path = tmp_path / "block.json"
+    path.write_text('{"format": "netfibers.block", "version": 1, "activation": "relu", '
+                    f'"w_up": {rows}, "w_down": [[1]]}}')
+    assert path.stat().st_size > native._GUARDED_TEXT
+    t = time.monotonic()
+    code, out, err = run("absorb", path, "--timeout", "30")
+    assert code == 3 and out.startswith("not computed: making block.json's numbers (2 MB of JSON)"), (out, err)
+    assert time.monotonic() - t < 10
+
+
+def test_a_negative_entries_limit_is_not_taken(monkeypatch):
+    from algebra.io import exact
+    monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "-5")
+    assert exact.max_entries() == exact.MAX_ENTRIES
+    monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "0")
+    assert exact.max_entries() == 0
