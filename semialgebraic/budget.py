@@ -695,8 +695,9 @@ def conversion_guard(entries: int, what: str) -> None:
     now = time.monotonic()
     for left in [b.remaining() for b in _THREAD.active] + [end - now for end in _THREAD.deadlines]:
         if left is not None and seconds > left:
-            reason = (f"making {what} ({entries} entries) takes about "
-                      f"{seconds:.2g} s, more than the {max(left, 0):.1f} s left of the budget")
+            took = f"{seconds:.2g}" if seconds < 10 else f"{seconds:.0f}"   # (.2g: 1e+02)
+            reason = (f"making {what} ({entries} entries) takes about {took} s, more than the "
+                      f"{max(left, 0):.1f} s left of the budget")
             break
     if reason is None and limit is not None and rss is not None \
             and rss + entries * CONVERT_BYTES > limit:

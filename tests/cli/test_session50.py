@@ -515,3 +515,12 @@ def test_a_negative_entries_limit_is_not_taken(monkeypatch):
     assert exact.max_entries() == exact.MAX_ENTRIES
     monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "0")
     assert exact.max_entries() == 0
+
+
+def test_the_guard_writes_long_times_as_seconds():
+    """".2g" wrote 100 s as "1e+02 s" (this session's change of the guard's sentence)."""
+    for entries, said in ((10**6, "takes about 0.5 s"), (2 * 10**8, "takes about 100 s"),
+                          (10**9, "takes about 500 s")):
+        with budget_mod.Budget(timeout=0.1).active(), \
+                pytest.raises(budget_mod.BudgetExhausted, match=said):
+            budget_mod.conversion_guard(entries, "W1's exact matrix")
