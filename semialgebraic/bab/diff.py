@@ -264,7 +264,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         return same
     pruned = pruned_layer(a, b)
     dom = closed_sides(dom, budget)
-    if pruned:      # a − b has a layer of width 0: the engine's arrays have none (s50 audit F1)
+    if pruned:      # two constants; a − b's arrays would have a layer of width 0 (s50 audit F1)
         r = _pruned_pair(a, b, dom, budget, eps, pruned)
     elif None in dom.lo or None in dom.hi:
         from .recession import unbounded_diff
@@ -295,30 +295,21 @@ def pruned_layer(a: Network, b: Network) -> int | None:
 
 def _pruned_pair(a: Network, b: Network, dom: Domain, budget: Budget, eps, layer: int) -> BabResult:
     """Both networks have hidden layer *layer* of width 0 (pruned): each is a constant, and
-    ``a − b = c`` everywhere.  The exact value at a point of the domain is the certified lower
-    bound (its certificate: a lower bound at that point); no certificate type bounds a − b from
-    above for a layer of width 0 (the branch and bound's arrays have no such layer, and its
-    checker rebuilds them), so the upper bound stays open: ``equiv`` certifies ``a = b`` when
-    ``c = 0``; with *eps* below ``|c|`` the point refutes it."""
-    if None in dom.lo or None in dom.hi:
-        from ..certificates.bab_recession import bab_recession_certificate
-        x = domain_point(dom)
-        devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
-        out = max(range(len(devs)), key=devs.__getitem__)
-        r = BabResult(devs[out], None, x, out, [(v, None) for v in devs], 0, False, "",
-                      bab_recession_certificate(a, b, dom, lower=devs[out], point=tuple(x),
-                                                output=out))
-    else:
-        r = unprepared(a, b, dom, budget, eps)
-    c = [u - v for u, v in zip(a.evaluate(r.point), b.evaluate(r.point))]
-    refuted = eps is not None and r.lower > eps
-    r.complete = refuted
-    r.reason = (f"both networks have hidden layer {layer} of width 0 (pruned): each is a constant "
-                f"and a - b = ({', '.join(q_str(v) for v in c)}) everywhere; "
-                + ("a point above the threshold" if refuted else
-                   "no certificate here bounds a - b from above (`netfibers equiv` certifies "
-                   "a = b when it is 0)"))
-    return r
+    ``a − b = c`` everywhere, so ``max |a − b| = max_o |c_o|`` exactly, on any domain.  The
+    certificate is a ``bab_recession`` one with ``constant`` (its checker sees the two layers of
+    width 0 and evaluates ``a − b`` at the point), whether the domain is bounded or not (the
+    branch and bound's arrays have no layer of width 0)."""
+    from ..certificates.bab_recession import bab_recession_certificate
+    x = domain_point(dom)
+    c = [u - v for u, v in zip(a.evaluate(x), b.evaluate(x))]
+    devs = [abs(v) for v in c]
+    out = max(range(len(devs)), key=devs.__getitem__)
+    top = devs[out]
+    cert = bab_recession_certificate(a, b, dom, constant=layer, upper=top, lower=top,
+                                     point=tuple(x), output=out)
+    reason = (f"both networks have hidden layer {layer} of width 0 (pruned): each is a constant "
+              f"and a - b = ({', '.join(q_str(v) for v in c)}) everywhere")
+    return BabResult(top, top, x, out, [(v, v) for v in devs], 0, True, reason, cert)
 
 
 def _symmetric_copy(a: Network, b: Network, dom: Domain, alignment=None) -> BabResult | None:

@@ -512,6 +512,8 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
                     f" ({r.reason})")
         if (r.certificate or {}).get("type") == "symmetry_path":   # (bab.diff._symmetric_copy)
             text += " [decided by symmetry: b is a with neurons permuted and rescaled, S1, S2]"
+        elif "constant" in (r.certificate or {}):                  # (bab.diff._pruned_pair)
+            text += f" [decided: {r.reason}]"
         else:
             text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} node{'s' * (r.nodes != 1)}]"
         data = {**r.to_json(), **units}

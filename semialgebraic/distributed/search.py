@@ -490,14 +490,15 @@ def _order(path: str):
 def _refuse_pruned(a: Network, b: Network) -> None:
     """Two networks pruned at one hidden layer are two constants: no search of cells or nodes
     bounds their difference (the branch and bound has no layer of width 0: the cells halved for
-    ever, the tree crashed; s50 audit F2, F3); ``netfibers diff`` gives it at a point."""
+    ever, the tree crashed; s50 audit F2, F3); ``netfibers diff`` gives it exactly, certified."""
     from ..bab.diff import pruned_layer
     layer = pruned_layer(a, b)
     if layer is not None:
         from ..exceptions import NotApplicableError
         raise NotApplicableError("search diff", (
             f"both networks have hidden layer {layer} of width 0 (pruned): each is a constant, "
-            "and `netfibers diff` gives a - b exactly at any point (no search to distribute)"))
+            "and `netfibers diff` gives max |a - b| exactly, with a certificate (no search to "
+            "distribute)"))
 
 
 def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,

@@ -11,6 +11,7 @@ Schema (version 1; built by :func:`semialgebraic.certificates.bab_recession_cert
      "cone": <bab_bound certificate>, "decomposition": [[lo, hi], ...],     # claim <= upper (R28)
      "body": <bab_bound certificate>, "tail": {"radius": R, "faces": [...],
                                                 "bound": t},                # or (R29)
+     "constant": {"layer": l},                                              # or (pruned)
      "upper": u,
      "lower": l, "point": [...], "output": o}                              # optional (all claims)
 
@@ -71,6 +72,11 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   ``g·x + c >= 0`` as ``−(g_{−i}·u + c s) <= g_i·sign`` unless the box implies it) from the
   domain and R, and requires the certificate's networks, box and half-spaces to be exactly
   these, its claim an upper bound ``<= 0`` that :mod:`.bab_bound` accepts; the body as above.
+* the same claim with ``constant`` (and ``upper``, ``lower``, ``point``; no cone, body, tail or
+  decomposition): a and b both have hidden layer ``l`` (``1 <= l <`` either depth) of width 0,
+  so the layer after it sees its biases alone and each network is a constant on R^d; then
+  ``a − b`` is the constant ``c = a(point) − b(point)`` and ``upper >= max_o |c_o|`` (any
+  domain, bounded or not; the point must lie in it as always).
 * ``"max_o sup_x |a_o(x) - b_o(x)| >= lower on the domain"``: only the point.
 
 With ``point``: it lies in the domain and ``max_o |a_o − b_o| >= lower`` there.
@@ -612,6 +618,29 @@ def _check_body_tail(cert, a, b, dom: Domain):
     return True, f"max_o sup |a_o - b_o| <= {upper} on the domain ({which}: body ‖x‖∞ <= {R}, tail {t})"
 
 
+def _check_constant(cert, a, b, x) -> tuple[bool, str]:
+    """The bounded claim for two networks pruned at one hidden layer: two constants."""
+    if any(k in cert for k in ("cone", "decomposition", "body", "tail")) or "upper" not in cert:
+        raise InputError("a constant claim holds constant, upper, lower and point (no cone, body "
+                         "or tail)")
+    spec = cert["constant"]
+    if not isinstance(spec, dict) or set(spec) != {"layer"} or type(spec["layer"]) is not int:
+        raise InputError("constant must be {'layer': <int>}")
+    l = spec["layer"]
+    if not 1 <= l < min(a.depth, b.depth):
+        raise InputError(f"constant layer {l} is not a hidden layer of both networks")
+    for net, name in ((a, "a"), (b, "b")):
+        if net.widths[l] != 0:
+            return False, f"{name}'s hidden layer {l} has {net.widths[l]} neurons, not 0"
+    c = [u - v for u, v in zip(a.evaluate(x), b.evaluate(x))]
+    top = max((abs(v) for v in c), default=_Z)
+    upper = _q(cert["upper"], "upper")
+    if top > upper:
+        return False, f"a - b is the constant ({', '.join(map(str, c))}): max |a - b| = {top} > upper"
+    return True, (f"max_o sup |a_o - b_o| = {top} <= {upper} on the domain (a and b have hidden "
+                  f"layer {l} of width 0: a - b is the constant ({', '.join(map(str, c))}))")
+
+
 def check(cert: dict) -> tuple[bool, str]:
     check_header(cert, "bab_recession")
     a = network_from_dict(cert["a"], source="certificate[a]")
@@ -634,6 +663,14 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, bad
     elif "output" in cert:
         raise InputError("'output' comes with 'lower' and 'point'")
+    if "constant" in cert:
+        if cert["claim"] != claims[1] or "ray" in cert:
+            raise InputError("only the upper-bound claim holds a constant (and no ray)")
+        if lower is None:
+            raise InputError("a constant claim holds lower and point")
+        if "upper" in cert and lower > _q(cert["upper"], "upper"):
+            return False, "the point's deviation exceeds the claimed upper bound"
+        return _check_constant(cert, a, b, x)
     D = difference_network(a, b)
     if cert["claim"] == claims[0]:
         if "ray" not in cert or "cone" in cert:

@@ -374,24 +374,26 @@ def test_diff_of_networks_with_a_pruned_layer(run, tmp_path, pair, domain):
     assert code == 0 and out.startswith("VALID"), (out, err)
 
 
-def test_diff_of_two_constants_pruned_at_one_layer_is_certified_from_below(run, tmp_path):
-    """Both pruned at hidden layer 2: a − b = 3 − 4 everywhere; the exact lower bound 1 with its
-    certificate, no upper bound (no certificate type has one for a layer of width 0), and
-    equiv --epsilon decided where the point decides it."""
+def test_diff_of_two_constants_pruned_at_one_layer_is_exact(run, tmp_path):
+    """Both pruned at hidden layer 2: a − b = 3 − 4 everywhere, exactly 1 with its certificate
+    on every domain (session 51: the upper bound was left open in session 50; the constant
+    claim of ``bab_recession`` certifies it), and equiv --epsilon decided on both sides."""
     a = _net_file(tmp_path, "deep.json", PRUNED_DEEP)
     b = _net_file(tmp_path, "mid.json", PRUNED_MID)
     cert = tmp_path / "c.json"
-    for domain in ([], ["--orthant"], ["--box=-1,1", "--method", "bab"]):
+    for domain in ([], ["--orthant"], ["--box=-1,1", "--method", "bab"], ["--ball", "1,1/2"]):
         code, out, err = run("diff", a, b, *domain, "--certificate", cert)
-        assert code == 3 and out.startswith("max |a - b| >= 1;"), (out, err)
+        assert code == 0 and out.startswith("max |a - b| = 1 at x = "), (out, err)
         assert "both networks have hidden layer 2 of width 0 (pruned)" in out
         assert "a - b = (-1) everywhere" in out
         code, out, err = run("verify", cert, a, b)
-        assert code == 0 and out.startswith("VALID"), (out, err)
+        assert code == 0 and out.startswith("VALID") and "= 1 <= 1" in out, (out, err)
     code, out, err = run("equiv", a, b, "--epsilon", "1/2")
     assert code == 1 and out.startswith("max |a - b| > 1/2"), (out, err)
     code, out, err = run("equiv", a, b, "--epsilon", "2")
-    assert code == 3 and out.startswith("undecided"), (out, err)
+    assert code == 0 and out.startswith("max |a - b| <= 2"), (out, err)
+    code, out, err = run("equiv", a, b, "--epsilon", "1")
+    assert code == 0 and out.startswith("max |a - b| <= 1"), (out, err)
     code, out, err = run("equiv", a, b)
     assert code == 1 and out.startswith("not equivalent"), (out, err)
 
