@@ -63,7 +63,8 @@ from ..linalg import QMatrix
 from ..dyadic import exact_float_array
 from ..network import Network
 from ..rationals import Q, q_str
-from .exact import check_dtype, exact_qmatrix, kept_weights, max_entries, numpy_or_error
+from .exact import (check_dtype, exact_qmatrix, kept_weights, max_entries, numpy_or_error,
+                    refuse_nonfinite)
 from .layouts import _WB, layer_order, orient_layers
 from .native import no_such_file, write_atomic
 
@@ -164,6 +165,7 @@ class LazyTensors(Mapping):
         if name not in self._done:
             shape, get = self._index[name]
             arr = get()
+            refuse_nonfinite(arr, name, str(self._path))
             flat = arr.reshape(1, -1) if arr.size else arr.reshape(0, 0)
             self._done[name] = (shape, exact_qmatrix(flat, name, str(self._path)).entries())
         return self._done[name]
@@ -238,6 +240,7 @@ def network_from_tensors(arrays: dict, source: str | None = None, *,
     ws, bs = [], []
     prev_out, prev_name = None, None
     for wkey, bkey in layers:
+        refuse_nonfinite(arrays[wkey], wkey, source)     # the index as stored (s51 audit F3)
         w = arrays[wkey].T if transpose else arrays[wkey]
         n_out, n_in = (int(n) for n in w.shape)
         if n_out == 0 or n_in == 0:
@@ -251,6 +254,7 @@ def network_from_tensors(arrays: dict, source: str | None = None, *,
             b = [Q(0)] * n_out
         else:
             bias = arrays[bkey]
+            refuse_nonfinite(bias, bkey, source)
             if bias.ndim != 1 or int(bias.shape[0]) != n_out:
                 raise InputError(f"a bias of {wkey!r} must have shape ({n_out},), got "
                                  f"{tuple(bias.shape)}", source, bkey)

@@ -17,7 +17,7 @@ from ..linalg import QMatrix
 from ..rationals import Q, to_q
 
 __all__ = ["check_dtype", "exact_qmatrix", "exact_parts", "dyadic_integer_array", "numpy_or_error",
-           "float_weights", "round_to_float", "rounded_network", "max_entries", "MAX_ENTRIES"]
+           "float_weights", "refuse_nonfinite", "round_to_float", "rounded_network", "max_entries", "MAX_ENTRIES"]
 
 MAX_ENTRIES = 200_000_000
 """The most array entries one file may declare where a reader would fill them before any check
@@ -77,10 +77,7 @@ def exact_parts(arr, name: str, source: str | None):
         raise InputError(f"unsupported dtype {arr.dtype}", source, name)
     bad = ~np.isfinite(arr)
     if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        value = arr[idx]
-        raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
-                         f"[{','.join(map(str, idx))}] has no exact value", source, name)
+        raise _nonfinite(np, arr, int(np.argmax(bad.reshape(-1))), name, source)
     flat = np.ascontiguousarray(arr.reshape(-1)).astype(arr.dtype.newbyteorder("="), copy=False)
     M, E = _significands(np, flat)
     nonzero = M != 0
@@ -143,11 +140,7 @@ def dyadic_integer_array(arr, name: str, source: str | None, *, chunk: int = 1 <
         c = flat[s:s + chunk]
         finite = np.isfinite(c)
         if not finite.all():
-            k = s + int(np.argmin(finite))
-            idx = np.unravel_index(k, arr.shape)
-            value = flat[k]
-            raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
-                             f"[{','.join(str(int(i)) for i in idx)}] has no exact value", source, name)
+            raise _nonfinite(np, arr, s + int(np.argmin(finite)), name, source)
         mag = np.abs(c)
         amax = max(amax, float(mag.max()))
         mag[mag == 0] = np.inf
@@ -171,6 +164,30 @@ def dyadic_integer_array(arr, name: str, source: str | None, *, chunk: int = 1 <
             x = x * f                     # exact: a power of two, no overflow by the bound
         out[s:s + chunk] = x              # integral floats below 2**62: exact as int64
     return N, 1 << -e0
+
+
+def _nonfinite(np, arr, k: int, name: str, source: str | None) -> InputError:
+    """The error for the non-finite entry *k* (row-major) of *arr*, named by its index in
+    *arr*'s own shape."""
+    idx = np.unravel_index(k, arr.shape)
+    value = arr.reshape(-1)[k]
+    return InputError(f"{'NaN' if value != value else 'infinity'} at index "
+                      f"[{','.join(str(int(i)) for i in idx)}] has no exact value", source, name)
+
+
+def refuse_nonfinite(arr, name: str, source: str | None, *, chunk: int = 1 << 16) -> None:
+    """Refuse a float array holding a NaN or an infinity, the first one named by its index in
+    the array *as stored* (the readers call this before a transpose or a reshape: an sklearn
+    ``coefs_[0]`` NaN stored at [3,5] was named [5,3], a bias entry [2] as [0,2]; s51 audit
+    F3).  In chunks: no array of the tensor's size is made."""
+    np = numpy_or_error()
+    if getattr(arr, "dtype", None) is None or arr.dtype.kind != "f" or arr.size == 0:
+        return
+    flat = arr.reshape(-1)
+    for s in range(0, flat.shape[0], chunk):
+        finite = np.isfinite(flat[s:s + chunk])
+        if not finite.all():
+            raise _nonfinite(np, arr, s + int(np.argmin(finite)), name, source)
 
 
 def float_weights(arr, name: str, source: str | None):

@@ -26,7 +26,7 @@ from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
 from .arrays import missing_bias_sentence
-from .exact import check_dtype, exact_qmatrix, numpy_or_error
+from .exact import check_dtype, exact_qmatrix, numpy_or_error, refuse_nonfinite
 
 __all__ = ["network_from_torch", "network_from_sklearn", "block_from_torch", "ROUNDINGS",
            "roundings"]
@@ -67,7 +67,9 @@ def _array(t, name: str):
         if t.dtype in (torch.bfloat16, torch.float16):
             t = t.to(torch.float32)   # exact widening
         t = t.numpy()
-    return check_dtype(np, np.asarray(t), name, None)
+    arr = check_dtype(np, np.asarray(t), name, None)
+    refuse_nonfinite(arr, name, None)     # as stored, before a .T or a reshape (s51 audit F3)
+    return arr
 
 
 def _matrix(t, name: str) -> QMatrix:

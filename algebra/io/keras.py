@@ -30,7 +30,8 @@ from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
 from .arrays import missing_bias_sentence
-from .exact import check_dtype, exact_qmatrix, kept_weights, max_entries, numpy_or_error
+from .exact import (check_dtype, exact_qmatrix, kept_weights, max_entries, numpy_or_error,
+                    refuse_nonfinite)
 from .native import no_such_file
 
 __all__ = ["KERAS_SUFFIXES", "load_keras", "keras_arrays"]
@@ -234,6 +235,9 @@ def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
             if n_out == 0 or int(kernel.shape[0]) == 0:
                 raise InputError(f"empty kernel of shape {tuple(kernel.shape)}", source=src,
                                  where=name)
+            refuse_nonfinite(kernel, f"{name}/kernel", src)     # (index as stored: s51 F3)
+            if bias is not None:
+                refuse_nonfinite(bias, f"{name}/bias", src)
             W = kept_weights(np.ascontiguousarray(kernel.T), f"{name}/kernel", src)  # (not
             #     made rational: a 7000 x 7000 kernel was 3.7 GB at read time, s48 hostile K2)
             b = ([Q(0)] * n_out if bias is None else

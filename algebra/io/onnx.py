@@ -14,7 +14,7 @@ from pathlib import Path
 from ..exceptions import InputError, MissingDependencyError
 from ..network import Network
 from .arrays import first_line, missing_bias_sentence, network_from_tensors
-from .exact import check_dtype, exact_qmatrix, numpy_or_error
+from .exact import check_dtype, exact_qmatrix, numpy_or_error, refuse_nonfinite
 from .native import no_such_file
 
 __all__ = ["load_onnx", "onnx_initializers"]
@@ -81,6 +81,7 @@ def load_onnx(p: Path) -> Network:
             if len(bname) != 1:
                 raise InputError("Add needs one initializer (the bias)", source=src, where=label)
             C = inits[bname[0]]
+            refuse_nonfinite(C, bname[0], src)            # (named as stored: s51 audit F4)
             fits = C.size == ws[-1].shape[0] and (C.ndim == 1 or (C.ndim == 2 and C.shape[0] == 1))
             bias = C.reshape(-1) if fits else None        # ((n, 1) broadcasts to (n, n))
             if bias is None:
@@ -194,6 +195,8 @@ def _onnx_affine(node, attrs, inits, src, label):
     B = inits[params[0]]
     if B.ndim != 2:
         raise InputError(f"weight must be 2-D, got shape {tuple(B.shape)}", source=src, where=params[0])
+    refuse_nonfinite(B, params[0], src)     # by the file's name and index (the reader's own
+    #                                         "{l}.weight", transposed, was named: s51 audit F4)
     if node.op_type == "MatMul":
         if len(params) != 1:
             raise InputError("MatMul takes two inputs", source=src, where=label)
@@ -208,6 +211,7 @@ def _onnx_affine(node, attrs, inits, src, label):
         if params[1] not in inits:
             raise InputError("the bias must be an initializer", source=src, where=label)
         C = inits[params[1]]
+        refuse_nonfinite(C, params[1], src)
         if C.size != W.shape[0] or (C.ndim == 2 and C.shape[0] != 1):
             raise InputError(f"bias shape {tuple(C.shape)} does not fit {W.shape[0]} outputs",
                              source=src, where=params[1])

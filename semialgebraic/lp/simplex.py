@@ -134,20 +134,25 @@ def simplex_std(rows, rhs, cost, basis=None, want_dual=False):
         if T[m, total] != 0:  # min Σ artificials > 0
             return "infeasible", None, None
         # drive artificials out of the basis
-        keep_rows = []
+        keep_rows, redundant = [], set()
         for i in range(m):
             if basis[i] >= N:
                 row = T.row_at(i)
                 j = next((j for j in range(N) if row[j] != 0), None)
                 if j is None:
-                    continue  # redundant row
+                    # tableau row i is 0 = 0; the redundant original row is this artificial's
+                    # own (row i of B⁻¹ is 1 there), not row i: phase one may have moved the
+                    # artificial (the duals' basis matrix was singular, s51 audit F1)
+                    redundant.add(art[basis[i] - N])
+                    continue
                 T = _pivot(T, i, j)
                 basis[i] = j
             keep_rows.append(i)
         if len(keep_rows) < m:
             T = T.submatrix(rows=keep_rows + [m])
             basis = [basis[i] for i in keep_rows]
-            removed = [i for i in range(m) if i not in set(keep_rows)]
+            removed = sorted(redundant)
+            keep_rows = [i for i in range(m) if i not in redundant]   # original rows
         else:
             removed = []
         m2 = len(keep_rows)
@@ -205,8 +210,15 @@ def revised_std(rows, rhs, cost, basis):
             rowi = (B.T.solve(e).T @ A.submatrix(rows=live, cols=range(N))).row_at(0)
             j = next((j for j in range(N) if rowi[j] != 0 and j not in basis), None)
             if j is None:
+                # row i of B⁻¹ (y) is 0 on every original column: yᵀA = 0, and y is 1 on the
+                # row of this artificial (its column is that row's unit vector), so that row is
+                # redundant (and yᵀb = 0: the artificial is 0); the basis without the artificial
+                # and that row stays non-singular.  Row i of B is another row: dropping it
+                # instead made B singular after phase one had moved the artificials (a trained
+                # 64-12-8-10 on R^64 crashed `regions` and `conserved`; s51 audit F1), or
+                # dropped a row that is not redundant
+                del live[live.index(art[basis[i] - N])]
                 del basis[i]
-                del live[i]
                 continue
             basis[i] = j
             i += 1

@@ -156,7 +156,8 @@ def _check_ray(D, dom: Domain, ray, m):
         v = [vj if a else _Z for vj, a in zip(v, on)]
     if v[o] == 0:
         return False, f"a_{o} - b_{o} has slope 0 along the ray"
-    return True, f"sup |a_{o} - b_{o}| = +inf: it equals {u[o]} + t·{v[o]} for t >= {t1}"
+    return True, (f"sup |a_{o} - b_{o}| = +inf: along x0 + t·direction, a_{o} - b_{o} = "
+                  f"{u[o]} + t·{v[o]} for t >= {t1}")      # (the signed difference: s51 F5)
 
 
 def _check_bounded(cert, a, b, D, dom: Domain):

@@ -43,6 +43,17 @@ def _dead(tmp_path, n1=24, n2=1200):
     return q
 
 
+def _stopped_reading(d: dict, returncode: int) -> bool:
+    """A 1 s budget on a loaded machine can end while the network's exact numbers are made (the
+    conversion guard, before the command holds any partial result: s51, a niced suite beside
+    two audits): the generic partial answer, exit 3.  True then (the caller stops there)."""
+    if "stopped_in" in d:
+        return False
+    assert returncode == 3 and d["complete"] is False and d["answer"] is None, d
+    assert d["reason"].startswith("making ") and "left of the budget" in d["reason"], d
+    return True
+
+
 class _StopAtColumn(Trace):
     """A trace that stops the work (as the alarm would) when G8 reaches column *k*."""
 
@@ -109,6 +120,8 @@ def test_identify_timeout_reports_what_was_checked(tmp_path):
     r = _timed(["identify", str(p), "--json"], 1)   # (the 48-2400 net)
     assert r.stdout.strip(), (r.returncode, r.stderr)   # (once empty in CI, s45: say why)
     d = json.loads(r.stdout)
+    if _stopped_reading(d, r.returncode):
+        return
     assert r.returncode == 3 and d["answer"] is None and d["certificate"] is None
     assert d["complete"] is False and d["stopped_in"] in PHASES and d["found"] == []
     assert d["reason"] == f"undecided: timeout of 1 s reached during {PHASES[d['stopped_in']]}"
@@ -158,6 +171,8 @@ def test_plot_fiber_of_the_slow_net_stops_in_time_and_writes_nothing(tmp_path):
     r = _timed(["plot", "fiber", str(p), "-o", str(out_png), "--json"], 1)
     d = json.loads(r.stdout)
     assert r.returncode == 3 and not out_png.exists() and d["output"] is None, r.stderr
+    if _stopped_reading(d, r.returncode):
+        return
     assert d["complete"] is False and d["stopped_in"] in PHASES
     assert d["reason"].startswith(f"timeout of 1 s reached during {PHASES[d['stopped_in']]}; "
                                   "established: ")
@@ -207,6 +222,8 @@ def test_fiber_and_symmetries_timeout_say_what_was_established(tmp_path, run):
         assert code == 0 and "timeout" not in out
     r = _timed(["fiber", str(_dead(tmp_path, 48, 2400)), "--json"], 1)    # ~10 s whole
     d = json.loads(r.stdout)
+    if _stopped_reading(d, r.returncode):
+        return
     assert r.returncode == 3 and d["complete"] is False and d["stopped_in"] in PHASES, r.stderr
     assert d["reason"].startswith(f"timeout of 1 s reached during {PHASES[d['stopped_in']]}; "
                                   "established: ")

@@ -226,4 +226,5 @@ def test_an_import_failure_before_the_command_is_exit_4_never_exit_1():
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("netfibers: internal error (ModuleNotFoundError")
     r = subprocess.run([sys.executable, "-c", code, "equiv", "a.json", "b.json", "--debug"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert r.returncode == 1 and "Traceback" in r.stderr        # --debug: the traceback
+    assert r.returncode == 4 and "Traceback" in r.stderr        # --debug: the traceback
+    assert "netfibers: internal error (ModuleNotFoundError" in r.stderr     # (exit 1: s51 F2)
