@@ -136,9 +136,11 @@ def register(sub, parent) -> None:
     p.add_argument("--method", choices=("auto", "bab", "walk"), default="auto",
                    help="bab: exact branch and bound; walk: exact region walk (small cases); "
                         "auto: the walk for small nets on a cube (then bab after 400 regions or "
-                        "0.3 of --timeout), else bab")
-    p.add_argument("--certificate", metavar="FILE", help="write the bab_bound certificate (auto "
-                   "then uses branch and bound; refused with --method walk, which writes none)")
+                        "0.3 of --timeout), else bab, for small nets after exact equality on a "
+                        "third of the budget (a = b proven: 0 with its certificate)")
+    p.add_argument("--certificate", metavar="FILE", help="write the certificate (bab_bound, or the "
+                   "equality's for an equal pair; auto then uses branch and bound; refused with "
+                   "--method walk, which writes none)")
     p.add_argument("--plot", metavar="FILE", help="also draw |a - b| on a 2-D slice (.png, .svg, .pdf)")
     _budget_args(p)
     p.set_defaults(func=cmd_diff)
@@ -418,7 +420,17 @@ def cmd_diff(args) -> int:
         walk_first = method == "walk" and args.max_regions is None
     units, line = units_report(units, dom, args.exact)
     if method == "bab":
-        return _cmd_diff_bab(args, a, b, dom, units, line, budget=budget)
+        same = None
+        if args.method == "auto" and _small(a, b):
+            # exact equality first (as equiv --epsilon), on a third of the budget: branch and
+            # bound closes a − b <= 0 only where its relaxations cancel, so an equal pair of other
+            # shapes (duplicated, dead, identity neurons) stayed [0, 0.82] after 40 s with
+            # --certificate, which the walk's region cover proves in 2 s (s51 audit 2 F2)
+            try:
+                same = equal_first(a, b, dom, budget)
+            except KeyboardInterrupt:
+                budget.interrupt()
+        return _cmd_diff_bab(args, a, b, dom, units, line, budget=budget, same=same)
     if not cube:                     # --method walk on a bounded polyhedron (its own sides, cuts)
         if args.plot is not None and box is None:
             fail("--plot needs a bounded box (--box or --ball) without half-spaces")
@@ -480,14 +492,28 @@ def _cmd_diff_walk(args, a, b, dom, units: dict, line: str, budget: Budget) -> i
     return 0 if dev.complete else 3
 
 
+def _equal_result(a, dom, same: Verdict):
+    """max |a − b| = 0 on *dom*, exactly, with *same*'s certificate (re-checked in-process by
+    ``equivalent``) and a point of the domain."""
+    from ..bab.diff import BabResult, domain_point
+    z = Q(0)
+    r = BabResult(z, z, domain_point(dom), 0, [(z, z)] * a.n_outputs, 0, True,
+                  f"a = b on the domain ({same.method}: {same.reason})", same.certificate)
+    r.checked = True
+    return r
+
+
 def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | None = None,
-                  walk: str = "", points=()) -> int:
+                  walk: str = "", points=(), same: Verdict | None = None) -> int:
+    """``diff`` by branch and bound; with *same* (``equal_first``'s certified verdict that a = b
+    on the domain) the exact 0 with that verdict's certificate instead."""
     if args.plot is not None and dom.box is None:
         fail("--plot needs a bounded box (--box or --ball) without half-spaces")
     # *points*: the walk's best point (walk-first auto) stays a candidate: its lower bound is kept
     budget = budget or _budget(args)
     try:
-        r = diff_bounds(a, b, dom, budget=budget, points=points, copies=True)
+        r = (_equal_result(a, dom, same) if same is not None else
+             diff_bounds(a, b, dom, budget=budget, points=points, copies=True))
     except KeyboardInterrupt:       # a Ctrl-C between the search's own handlers (s45 swallowed-
         budget.interrupt()          # stop audit O1: one line): the value at one point, certified
         r = unprepared(a, b, dom, budget, when="before the search could report its bounds")
@@ -510,13 +536,17 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
             lo_text, hi_text = display.bounds(r.lower, r.upper, getattr(args, "exact", False))
             text = (f"max |a - b| \u2208 [{lo_text}, {hi_text}]; lower bound attained{at}"
                     f" ({r.reason})")
-        if (r.certificate or {}).get("type") == "symmetry_path":   # (bab.diff._symmetric_copy)
+        if same is not None:
+            text += f" [decided by exact equality: {same.method}, {same.reason}]"
+        elif (r.certificate or {}).get("type") == "symmetry_path":   # (bab.diff._symmetric_copy)
             text += " [decided by symmetry: b is a with neurons permuted and rescaled, S1, S2]"
         elif "constant" in (r.certificate or {}):                  # (bab.diff._pruned_pair)
             text += f" [decided: {r.reason}]"
         else:
             text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} node{'s' * (r.nodes != 1)}]"
         data = {**r.to_json(), **units}
+        if same is not None:
+            data["method"] = f"equality ({same.method})"
         if walk:
             text += f"\n  {walk}"
             data["walk"] = walk

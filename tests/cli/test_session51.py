@@ -264,3 +264,25 @@ def test_nan_in_an_onnx_weight_is_named_by_the_files_tensor(run, tmp_path, style
     code, out, err = run("info", path)
     want = "W1: NaN at index [1,6]" if style == "gemm" else "W1: NaN at index [6,1]"
     assert code == 2 and err.strip().endswith(f"{want} has no exact value"), err
+
+
+# -- s51 audit 2 F2: diff --certificate on an equal pair of other shapes ---------------------------
+EQ_A = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [{"weight": [["-1", "3/2", "0"], ["-1/2", "-1", "-2"], ["3", "3", "-1/2"], ["-3/2", "1", "0"]], "bias": ["1/2", "-1/2", "2", "-2"]}, {"weight": [["1", "1/2", "-2", "3/2"], ["-1", "2", "0", "-2"], ["-2", "-1", "0", "1"]], "bias": ["0", "-1/2", "2"]}, {"weight": [["1", "-1", "-1"], ["-1", "-1", "3"], ["1", "-1", "1/2"]], "bias": ["-1", "-1/2", "1/2"]}, {"weight": [["-1", "0", "3/2"], ["1", "-1", "-2"], ["1", "1", "-2"]], "bias": ["1", "-1", "0"]}, {"weight": [["-1/2", "1/2", "-2"], ["1", "0", "0"]], "bias": ["0", "0"]}], "inputs": 3}
+EQ_B = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [{"weight": [["-1", "3/2", "0"], ["-1/2", "-1", "-2"], ["3", "3", "-1/2"], ["-3/2", "1", "0"], ["1", "0", "0"]], "bias": ["1/2", "-1/2", "2", "-2", "-999999999999/1000000000000"]}, {"weight": [["1", "1/2", "-2", "3/2", "1"], ["-1", "2", "0", "-2", "0"], ["-2", "-1", "0", "1", "0"]], "bias": ["0", "-1/2", "2"]}, {"weight": [["1", "-1", "-1"], ["-1", "-1", "3"], ["1", "-1", "1/2"], ["1", "-1", "-1"]], "bias": ["-1", "-1/2", "1/2", "-1"]}, {"weight": [["1/2", "0", "0", "1/2"], ["0", "1", "0", "0"], ["0", "0", "1", "0"]], "bias": ["0", "0", "0"]}, {"weight": [["-1", "0", "3/2"], ["1", "-1", "-2"], ["1", "1", "-2"]], "bias": ["1", "-1", "0"]}, {"weight": [["-1/2", "1/2", "-2"], ["1", "0", "0"]], "bias": ["0", "0"]}], "inputs": 3}
+"""A 3-4-3-3-3-2 net and a copy with a duplicated neuron, an identity layer and a neuron dead on
+[-1, 1]^3 (active only past x_0 = 1 - 1e-12: a sliver off the cube): equal on the cube."""
+
+
+def test_diff_with_a_certificate_proves_an_equal_pair_by_exact_equality(run, tmp_path):
+    """Branch and bound left [0, 0.82] after 40 s (its relaxations of the two shapes do not
+    cancel); exact equality first (as equiv --epsilon) gives 0 with a region cover."""
+    a, b, cert = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    a.write_text(json.dumps(EQ_A)); b.write_text(json.dumps(EQ_B))
+    code, out, err = run("diff", a, b, "--box=-1,1", "--certificate", cert, "--timeout", "60")
+    assert code == 0 and out.startswith("max |a - b| = 0 at x = "), (out, err)
+    assert "[decided by exact equality: general" in out
+    code, out, err = run("verify", cert, a, b, "--epsilon", "0")
+    assert code == 0 and out.startswith("VALID region_cover certificate"), (out, err)
+    code, out, err = run("diff", a, b, "--orthant", "--json")
+    data = json.loads(out)       # the sliver neuron is live on the orthant: +inf by a ray there
+    assert code == 0 and data["lower"] == "inf" and data["method"] == "branch and bound", data
