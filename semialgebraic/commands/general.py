@@ -316,9 +316,14 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
             data = {"answer": True, "epsilon": str(eps), "lower": "0", "upper": "0", "complete": True,
                     "max_deviation": "0", "method": f"equality ({same.method})", "reason": same.reason,
                     "decided": True, **units}
+            checked = bool(same.details.get("certificate_checked"))
+            data["certificate_checked"] = checked
+            note = "" if checked else ("\n  certificate not re-checked in-process (budget)"
+                                       + (f": run `netfibers verify {args.certificate}`"
+                                          if args.certificate else ""))
             emit(args, data, with_domain(data, f"max |a - b| <= {q_str(eps)} (a and b are equal on the "
-                                               f"domain, {same.method}: {same.reason})" + line, dom,
-                                         args.exact))
+                                               f"domain, {same.method}: {same.reason})" + note + line,
+                                         dom, args.exact))
             return 0
     try:
         answer, r = epsilon_equivalent(a, b, dom, eps, budget=budget, copies=True)
@@ -494,12 +499,12 @@ def _cmd_diff_walk(args, a, b, dom, units: dict, line: str, budget: Budget) -> i
 
 def _equal_result(a, dom, same: Verdict):
     """max |a − b| = 0 on *dom*, exactly, with *same*'s certificate (re-checked in-process by
-    ``equivalent``) and a point of the domain."""
+    ``equal_first`` when the budget left room) and a point of the domain."""
     from ..bab.diff import BabResult, domain_point
     z = Q(0)
     r = BabResult(z, z, domain_point(dom), 0, [(z, z)] * a.n_outputs, 0, True,
                   f"a = b on the domain ({same.method}: {same.reason})", same.certificate)
-    r.checked = True
+    r.checked = bool(same.details.get("certificate_checked"))
     return r
 
 

@@ -165,17 +165,24 @@ def equal_first(a: Network, b: Network, dom, budget: Budget) -> Verdict | None:
     branch and bound of ``--epsilon``: a pair equal on the domain has max |a − b| = 0, which the
     reductions of a − b prove at once where branch and bound ran to the timeout (a deep-net audit,
     session 36: equal pairs proved in 2 s, [0, 3.6e28] after 30 s).  The verdict when it is
-    "equivalent" with a certificate, else None (then branch and bound on the budget left)."""
+    "equivalent" with a certificate, else None (then branch and bound on the budget left).  Only
+    that certificate is re-checked (in what *budget* has left: ``details["certificate_checked"]``
+    says whether it was), not a refutation's, which the caller does not use."""
     left = budget.remaining() if budget.timeout is not None else None
     share = Budget(timeout=10.0 if left is None else left / 3)
     from ..budget import alarm_at
     try:                             # (an alarm too: a large pair's exact matrices, made by the
         with share.active(), alarm_at(time.monotonic() + share.timeout,     # refutation, see no
                                       "the exact equality tried first"):    # checkpoint: s43)
-            v = equivalent(a, b, domain=dom, budget=share, progress=False)
+            v = equivalent(a, b, domain=dom, budget=share, progress=False, verify=False)
     except (BudgetExhausted, AlgebraError, SemialgebraicError):
         return None
-    return v if v.answer is True and v.certificate is not None else None
+    if v.answer is not True or v.certificate is None:
+        return None             # (a refutation's certificate is not checked: it is not used)
+    from ..certificates import valid_within
+    # re-checked in what the caller's budget has left (a Ctrl-C there stops the caller too)
+    checked = valid_within(v.certificate, budget) is True       # (invalid: CertificateError)
+    return replace(v, details={**v.details, "certificate_checked": checked})
 
 
 def is_equivalent(a: Network, b: Network, **kw) -> bool:
