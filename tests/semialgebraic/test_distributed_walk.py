@@ -146,8 +146,12 @@ def test_checkpoint_resumes_with_the_unfinished_regions_only(tmp_path, monkeypat
 def test_a_timeout_gives_a_partial_walk_that_a_checkpoint_completes(tmp_path):
     net, box, ck = _net(5, (2, 6, 4, 1)), [(-2, 2)] * 2, tmp_path / "walk.ckpt"
     cut = walk.distributed_walk(net, box, workers=0, timeout=0, checkpoint=str(ck))
-    assert not cut.complete and cut.certificate is None and "timeout" in cut.reason
-    assert len(cut.patterns) >= 1 and set(map(tuple, cut.patterns)) <= set(map(tuple, _serial(net, box)))
+    assert not cut.complete and cut.certificate is None
+    if cut.patterns:
+        assert "timeout" in cut.reason
+    else:           # a loaded machine: the alarm came before the first region (seen in CI, s51)
+        assert cut.reason.startswith("the budget ran out during the ")
+    assert set(map(tuple, cut.patterns)) <= set(map(tuple, _serial(net, box)))
     done = walk.distributed_walk(net, box, workers=0, checkpoint=str(ck))
     assert done.complete and done.verified and done.patterns == _serial(net, box)
 
