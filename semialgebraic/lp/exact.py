@@ -193,11 +193,34 @@ def optimize(c: Sequence[object], *, maximize: bool = True, A_eq=None, b_eq=None
 # ------------------------------------------------------------------------------------------------
 # feasibility
 # ------------------------------------------------------------------------------------------------
+def _solve_equalities(S: LPSystem):
+    """``(x0, N)`` of ``A_eq x = b_eq`` (:meth:`QMatrix.solve_general`), or None.  One equality
+    (a facet's hyperplane) is pivoted on its largest coefficient: the first non-zero one, tiny
+    in a trained net (an input pixel that is always 0: 9e-16), gave x0 of ~1e27 and rows of N up
+    to 1e16, which HiGHS could not solve (status "unknown": the cold exact simplex decided)."""
+    A = S.A_eq
+    if A.nrows != 1 or A.ncols < 2:
+        return A.solve_general(S.b_eq)
+    row = A.row_at(0)
+    j = max(range(A.ncols), key=lambda i: abs(row[i]))
+    if j == 0 or row[j] == 0:
+        return A.solve_general(S.b_eq)
+    perm = [j] + [i for i in range(A.ncols) if i != j]
+    sol = A.submatrix(cols=perm).solve_general(S.b_eq)
+    if sol is None:
+        return None
+    x0p, Np = sol
+    inv = [0] * len(perm)
+    for i, c in enumerate(perm):
+        inv[c] = i
+    return tuple(x0p[inv[c]] for c in range(len(perm))), Np.submatrix(cols=inv)
+
+
 def _feasible(S: LPSystem, method: str) -> LPResult:
     n = S.n
     # 1. equalities, exactly: x = x0 + z N
     if S.A_eq.nrows:
-        sol = S.A_eq.solve_general(S.b_eq)
+        sol = _solve_equalities(S)
         if sol is None:
             return LPResult(False, None, _eq_certificate(S), "exact-rref", S)
         x0, N = sol

@@ -286,3 +286,51 @@ def test_diff_with_a_certificate_proves_an_equal_pair_by_exact_equality(run, tmp
     code, out, err = run("diff", a, b, "--orthant", "--json")
     data = json.loads(out)       # the sliver neuron is live on the orthant: +inf by a ray there
     assert code == 0 and data["lower"] == "inf" and data["method"] == "branch and bound", data
+
+
+# -- the facet LPs of a trained net on R^64 (an input that is always 0: tiny weights) ------------
+def test_one_equality_is_pivoted_on_its_largest_coefficient():
+    """x0 and N of a facet's hyperplane stay of the size of the row's ratios (a first pivot of
+    9e-16 gave x0 ~1e27, which HiGHS could not solve: the cold exact simplex decided)."""
+    from semialgebraic.lp.exact import _solve_equalities
+    from semialgebraic.lp.certificates import lp_system
+    S = lp_system([[Q(9, 10**16), Q(1), Q(-2)]], [Q(3)], None, None, None, None, 3)
+    x0, N = _solve_equalities(S)
+    assert sum(a * x for a, x in zip([Q(9, 10**16), Q(1), Q(-2)], x0)) == 3
+    assert all(sum(a * v for a, v in zip([Q(9, 10**16), Q(1), Q(-2)], N.row_at(i))) == 0
+               for i in range(N.nrows)) and N.nrows == 2 and N.rank() == 2
+    assert max(abs(v) for v in x0) <= 3 and max(abs(v) for v in N.entries()) <= 2   # (1e15 before)
+
+
+def test_a_point_is_guessed_without_the_tiny_columns():
+    import numpy as np
+    from algebra.linalg import QMatrix
+    from semialgebraic.lp.floatlp import _point_without_tiny_columns
+    G_lt = QMatrix.from_rows([[Q(1, 10**12), Q(1)], [Q(-1, 10**12), Q(-1)], [Q(1, 10**13), Q(0)]])
+    h_lt = [Q(1), Q(1), Q(1)]
+    A = np.array([[1e-12, 1.0], [-1e-12, -1.0], [1e-13, 0.0]])
+    G = np.c_[A, np.linalg.norm(A, axis=1)]
+    z = _point_without_tiny_columns(G_lt, h_lt, QMatrix.zeros(0, 2), [], np.zeros((0, 2)),
+                                    np.zeros(0), G, np.array([1.0, 1.0, 1.0]), np.r_[0.0, 0.0, 1.0])
+    assert z is not None and z[0] == 0
+    assert all(sum(g * v for g, v in zip(G_lt.row_at(i), z)) < h_lt[i] for i in range(3))
+
+
+def test_feasibility_with_one_equality_agrees_with_the_exact_method():
+    """1 000 random systems (an equality with tiny, zero and moderate coefficients, strict and
+    non-strict rows): auto (HiGHS guesses, checked exactly) and exact agree."""
+    from semialgebraic.lp.exact import feasible
+    for seed in range(1000):
+        rng = random.Random(seed)
+        n = rng.randint(1, 6)
+
+        def q():
+            r = rng.random()
+            return (Fraction(rng.randint(-9, 9), 10 ** rng.randint(9, 20)) if r < 0.15 else
+                    Fraction(0) if r < 0.25 else Fraction(rng.randint(-9, 9), rng.randint(1, 4)))
+        A_lt = [[q() for _ in range(n)] for _ in range(rng.randint(0, 5))]
+        A_le = [[q() for _ in range(n)] for _ in range(rng.randint(0, 3))]
+        kw = dict(A_eq=[[q() for _ in range(n)]], b_eq=[q()], A_lt=A_lt or None,
+                  b_lt=[q() for _ in A_lt] or None, A_le=A_le or None,
+                  b_le=[q() for _ in A_le] or None, n=n)
+        assert feasible(**kw).feasible == feasible(**kw, method="exact").feasible, seed
