@@ -334,3 +334,19 @@ def test_feasibility_with_one_equality_agrees_with_the_exact_method():
                   b_lt=[q() for _ in A_lt] or None, A_le=A_le or None,
                   b_le=[q() for _ in A_le] or None, n=n)
         assert feasible(**kw).feasible == feasible(**kw, method="exact").feasible, seed
+
+
+def test_fiber_of_a_net_identifiable_by_two_opposite_pairs_is_one_orbit(run, tmp_path):
+    """s51 audit 4 F1: three-layer-fibers R42 with two pairs of neurons on shared hyperplanes
+    (opposite orientations): `identify` proved one orbit, `fiber` said "not determined" and
+    spoke of spare neurons (only the one-pair certificate was taken)."""
+    net = tmp_path / "pairs.json"
+    net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "layers": [
+        {"weight": [[1, 0], [-1, 0], [0, 1], [0, -1]], "bias": [0, 0, 0, 0]},
+        {"weight": [[1, 1, 1, 1], [1, 2, 0, 0]], "bias": [0, 0]}]}))
+    code, out, err = run("identify", net)
+    assert code == 0 and out.startswith("identifiable up to permutation and positive scaling")
+    code, out, err = run("fiber", net, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["dimension"] == 4, data
+    assert data["number_of_components"] == 24 and data["number_of_orbits"] == 1, data
