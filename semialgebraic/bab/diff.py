@@ -265,7 +265,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     pruned = pruned_layer(a, b)
     dom = closed_sides(dom, budget)
     if pruned:      # two constants; a − b's arrays would have a layer of width 0 (s50 audit F1)
-        r = _pruned_pair(a, b, dom, budget, eps, pruned)
+        r = _pruned_pair(a, b, dom, pruned)
     elif None in dom.lo or None in dom.hi:
         from .recession import unbounded_diff
         r = unbounded_diff(a, b, dom, budget, eps, input_splits)
@@ -293,7 +293,7 @@ def pruned_layer(a: Network, b: Network) -> int | None:
                 None)
 
 
-def _pruned_pair(a: Network, b: Network, dom: Domain, budget: Budget, eps, layer: int) -> BabResult:
+def _pruned_pair(a: Network, b: Network, dom: Domain, layer: int) -> BabResult:
     """Both networks have hidden layer *layer* of width 0 (pruned): each is a constant, and
     ``a − b = c`` everywhere, so ``max |a − b| = max_o |c_o|`` exactly, on any domain.  The
     certificate is a ``bab_recession`` one with ``constant`` (its checker sees the two layers of
