@@ -463,6 +463,7 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     that the rows show, the flip sets (the fiber's components), identifiability (R41) and the
     fiber's size."""
     from ..shallow.canonical import neuron_types
+    from ..shallow.fiber import kink_flip_sets
     from ..shallow.identifiability import identifiability_shallow, symmetry_facts
     types = None
     try:
@@ -470,6 +471,10 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
             types = neuron_types(net)   # (first: a partial report names them)
             F = fiber_of(net)           # one hidden layer: fiber_shallow on R^d
             v = identifiability_shallow(net, verify=False)
+            # neurons sharing hyperplanes: the fiber lists θ's strata only, but flip sets are
+            # symmetries whatever the other neurons are (s51 audit 4 F2: none were listed)
+            spare_flips = (kink_flip_sets(net) if F.details.get("listing") == "strata of theta"
+                           else None) or []
     except (Timeout, KeyboardInterrupt) as exc:
         why = _stop_why(exc, args)
         # what holds without the fiber: S1 + S2 keep every network's function (a 768-3072-768
@@ -489,7 +494,7 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
         facts = symmetry_facts(net)
         flips = [sorted(c.label.get("flipped_neurons") or []) for c in F.components
                  if isinstance(c.label, dict)]
-        flips = [S for S in flips if S]
+        flips = [S for S in flips if S] or spare_flips
         types = F.details["neuron_types"]
         word = {True: "yes", False: "no", None: "undecided"}[v.answer]
         text = [f"widths {'-'.join(map(str, net.widths))}: one hidden layer, on R^d",
@@ -522,8 +527,13 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
             text.append(display.EXACT_NOTE)
 
     def make():
-        from .report_certificate import component_copies
+        from .report_certificate import component_copies, flip_copy_certificate
         certs, reps, _ = component_copies(net, F, budget=budget)
+        for S in spare_flips[:64]:          # the flip sets listed beside θ's strata
+            cert = flip_copy_certificate(net, S, budget=budget)
+            if cert is not None:
+                certs.append(cert)
+                reps += 1
         return certs, reps, v.certificate
     return _emit_with_certificate(args, net, budget, make, data, text)
 

@@ -76,6 +76,18 @@ def component_copies(net: Network, F, *, orthant: bool = False, limit: int = 64,
     return certs, reps, left
 
 
+def flip_copy_certificate(net: Network, S, *, budget=None):
+    """The certificate of the copy of *net* (one hidden layer, on R^d) with the flip set *S*
+    flipped (R41's I4), by its one step; None when it is not made."""
+    from algebra.symmetries.moves import FlipSet
+    step = FlipSet(0, S)
+    ok, _ = step.check(net)
+    if not ok:
+        return None
+    checkpoint()
+    return copy_certificate(net, step.apply(net), [step], budget=budget)
+
+
 def _component_steps(net, label, orthant):
     """The symmetry steps from *net* to the component *label*'s representative, when known."""
     if not isinstance(label, dict):

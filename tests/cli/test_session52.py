@@ -1,0 +1,134 @@
+"""Session 52: ``symmetries`` of one hidden layer lists the flip sets (three-layer-fibers R41's
+I4) of nets whose neurons share hyperplanes (s51 audit 4 F2: a 1-5-1 net with an opposite pair
+printed ``"flip_sets": []`` though {1, 3}, {2, 3} and {0, 1, 2} keep the function)."""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+
+from algebra.io.native import network_from_dict
+from semialgebraic.cli import main
+from semialgebraic.shallow.fiber import kink_flip_sets
+from semialgebraic.verify import verify
+
+PAIR_FLIP = {"format": "netfibers.network", "version": 1, "activation": "relu",
+             "layers": [{"weight": [[2], [1], [-1], [-1], [-2]], "bias": [3, 1, 3, 2, -2]},
+                        {"weight": [[3, -3, 3, -3, -2]], "bias": [0]}]}
+
+
+def _rows(net: dict):
+    (l1, l2) = net["layers"]
+    W = [[Fraction(x) for x in r] for r in l1["weight"]]
+    b = [Fraction(x) for x in l1["bias"]]
+    V = [[Fraction(x) for x in r] for r in l2["weight"]]
+    c = [Fraction(x) for x in l2["bias"]]
+    return W, b, V, c
+
+
+def _eval(W, b, V, c, x):
+    h = [max(Fraction(0), sum(wk * xk for wk, xk in zip(w, x)) + bi) for w, bi in zip(W, b)]
+    return [sum(v * hi for v, hi in zip(row, h)) + co for row, co in zip(V, c)]
+
+
+def _flipped(W, b, V, c, S):
+    W2 = [[-x for x in w] if i in S else list(w) for i, w in enumerate(W)]
+    b2 = [-x if i in S else x for i, x in enumerate(b)]
+    c2 = [co + sum(V[o][i] * b[i] for i in S) for o, co in enumerate(c)]
+    return W2, b2, V, c2
+
+
+def _in_orbit(W, b, V, W2, b2, c, c2) -> bool:
+    """Oracle: equal multisets of neurons up to positive scaling, equal output biases."""
+    def key(w, bi, v):
+        a = abs(next((x for x in (*w, bi) if x != 0), Fraction(1)))
+        return (tuple(x / a for x in w), bi / a, tuple(x * a for x in v))
+    cols = [[V[o][i] for o in range(len(V))] for i in range(len(W))]
+    return c == c2 and sorted(map(key, W, b, cols)) == sorted(map(key, W2, b2, cols))
+
+
+def _random_net(rng: random.Random) -> dict:
+    """One hidden layer with planted flip sets, opposite pairs and duplicated hyperplanes."""
+    d, m = rng.randint(1, 3), rng.randint(1, 2)
+    W, b, V = [], [], []
+
+    def q():
+        return Fraction(rng.randint(-4, 4), rng.randint(1, 3))
+    while len(W) < rng.randint(3, 8):
+        kind = rng.random()
+        w, bi, v = [q() for _ in range(d)], q(), [q() for _ in range(m)]
+        if kind < 0.3 and W:                      # a neuron on another's hyperplane
+            j = rng.randrange(len(W))
+            lam = Fraction(rng.choice([-3, -2, -1, 1, 2])) / rng.randint(1, 2)
+            w, bi = [lam * x for x in W[j]], lam * b[j]
+        if kind > 0.7 and W:                      # a kink cancelling another's (a flip set)
+            j = rng.randrange(len(W))
+            lam = Fraction(rng.choice([-2, -1, 1, 3]))
+            w = [lam * x for x in W[j]]
+            if all(x == 0 for x in w):
+                continue
+            v = [-vo / lam for vo in V[j]]
+        W.append(w), b.append(bi), V.append(v)
+    return {"format": "netfibers.network", "version": 1, "activation": "relu",
+            "layers": [{"weight": [[str(x) for x in w] for w in W], "bias": [str(x) for x in b]},
+                       {"weight": [[str(V[i][o]) for i in range(len(W))] for o in range(m)],
+                        "bias": [str(q()) for _ in range(m)]}]}
+
+
+def test_kink_flip_sets_of_the_audit_net():
+    """s51 audit 4 F2's net: kinks 6, −3, −3, 3, 4 (neurons 1 and 4 an opposite pair)."""
+    net = network_from_dict(PAIR_FLIP)
+    assert kink_flip_sets(net) == [[1, 3], [2, 3], [0, 1, 2]]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kink_flip_sets_against_fractions(seed):
+    """Every listed set keeps the function (Fractions at 12 points) and is not a permutation
+    and rescaling; every cancelling set of kink neurons that is not one is listed."""
+    rng = random.Random(52_000 + seed)
+    listed_total = 0
+    for _ in range(25):
+        data = _random_net(rng)
+        W, b, V, c = _rows(data)
+        m = len(V)
+        cols = [[V[o][i] for o in range(m)] for i in range(len(W))]
+        kink = [i for i in range(len(W)) if any(W[i]) and any(cols[i])]
+        expected = []
+        for r in range(1, len(kink) + 1):
+            for S in combinations(kink, r):
+                if all(sum(cols[i][o] * W[i][k] for i in S) == 0
+                       for o in range(m) for k in range(len(W[0]))):
+                    W2, b2, _, c2 = _flipped(W, b, V, c, set(S))
+                    if not _in_orbit(W, b, V, W2, b2, c, c2):
+                        expected.append(list(S))
+        got = kink_flip_sets(network_from_dict(data))
+        assert got == expected, data
+        listed_total += len(got)
+        for S in got:
+            W2, b2, _, c2 = _flipped(W, b, V, c, set(S))
+            for _ in range(12):
+                x = [Fraction(rng.randint(-20, 20), rng.randint(1, 7)) for _ in range(len(W[0]))]
+                assert _eval(W, b, V, c, x) == _eval(W2, b2, V, c2, x)
+    assert listed_total > 0
+
+
+def test_cli_symmetries_lists_flip_sets_beside_an_opposite_pair(tmp_path, capsys):
+    """Text, JSON and a symmetry_report certificate with the three flipped copies."""
+    path = tmp_path / "pair_flip.json"
+    path.write_text(json.dumps(PAIR_FLIP))
+    cert = tmp_path / "c.json"
+    assert main(["symmetries", str(path), "--certificate", str(cert)]) == 0
+    out = capsys.readouterr().out
+    assert "flip set [1, 3]; flip set [2, 3]; flip set [0, 1, 2]" in out
+    assert "(three-layer-fibers R42): no" in out
+    assert "4 listed parameter(s)" in out
+    ok, why = verify(json.loads(cert.read_text()))
+    assert ok, why
+    assert main(["symmetries", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["flip_sets"] == [[1, 3], [2, 3], [0, 1, 2]]
+    assert data["identifiable"]["answer"] is False
