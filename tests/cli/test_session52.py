@@ -132,3 +132,64 @@ def test_cli_symmetries_lists_flip_sets_beside_an_opposite_pair(tmp_path, capsys
     data = json.loads(capsys.readouterr().out)
     assert data["flip_sets"] == [[1, 3], [2, 3], [0, 1, 2]]
     assert data["identifiable"]["answer"] is False
+
+
+# -- the exact LP with fewer rows than variables ------------------------------------------------
+def _motzkin_ok(S_eq, S_lt, S_le, cert) -> bool:
+    """Fractions: y_lt, y_le >= 0, Σ y A = 0 on every column, y·b < 0, or y·b <= 0 with some
+    y_lt > 0 (Motzkin's transposition theorem: no x satisfies the system)."""
+    blocks = [(S_eq, cert["y_eq"], None), (S_lt, cert["y_lt"], 0), (S_le, cert["y_le"], 0)]
+    k = len((S_eq or S_lt or S_le)[0][0])
+    tot, beta = [Fraction(0)] * k, Fraction(0)
+    for rows, ys, lo in blocks:
+        for (a, bb), y in zip(rows, ys):
+            y = Fraction(str(y))
+            if lo is not None and y < lo:
+                return False
+            tot = [t + y * x for t, x in zip(tot, a)]
+            beta += y * bb
+    if any(tot):
+        return False
+    return beta < 0 or (beta <= 0 and any(Fraction(str(y)) > 0 for y in cert["y_lt"]))
+
+
+def _point_ok(S_eq, S_lt, S_le, x) -> bool:
+    x = [Fraction(str(v)) for v in x]
+    val = lambda a: sum(ai * xi for ai, xi in zip(a, x))       # noqa: E731
+    return (all(val(a) == bb for a, bb in S_eq) and all(val(a) < bb for a, bb in S_lt)
+            and all(val(a) <= bb for a, bb in S_le))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_exact_lp_fewer_rows_than_variables(seed, method):
+    """Rows of rank r < m < k (a facet LP of a region on R^64 has 19 rows in 63 variables): z on
+    G's pivot columns; every answer re-checked with Fractions (a point, or a Motzkin certificate
+    whose yᵀ G is 0 on every column, not only the pivots), feasible and infeasible both met."""
+    from semialgebraic.lp.exact import feasible
+    rng = random.Random(5200 + seed)
+    seen = set()
+    for _ in range(40):
+        k = rng.randint(3, 14)
+        m = rng.randint(1, k - 1)
+        r = rng.randint(1, m)
+        U = [[Fraction(rng.randint(-3, 3)) for _ in range(r)] for _ in range(m)]
+        V = [[Fraction(rng.randint(-3, 3), rng.randint(1, 2)) for _ in range(k)] for _ in range(r)]
+        G = [[sum(U[i][t] * V[t][j] for t in range(r)) for j in range(k)] for i in range(m)]
+        h = [Fraction(rng.randint(-4, 4)) for _ in range(m)]
+        if rng.random() < 0.5 and m >= 2:               # a contradiction on one direction
+            i = rng.randrange(m - 1)
+            G[i + 1] = [-x for x in G[i]]
+            h[i + 1] = -h[i] - rng.choice([0, 1])
+        split = rng.randint(0, m)
+        S_lt = [(G[i], h[i]) for i in range(split)]
+        S_le = [(G[i], h[i]) for i in range(split, m)]
+        res = feasible(A_lt=[a for a, _ in S_lt] or None, b_lt=[b for _, b in S_lt] or None,
+                       A_le=[a for a, _ in S_le] or None, b_le=[b for _, b in S_le] or None,
+                       n=k, method=method)
+        if res.feasible:
+            assert _point_ok([], S_lt, S_le, res.point)
+        else:
+            assert _motzkin_ok([], S_lt, S_le, res.certificate)
+        seen.add(res.feasible)
+    assert seen == {True, False}
