@@ -274,6 +274,13 @@ def guess_and_verify(G_lt, h_lt, G_le, h_le, hint=None):
         y = _exact_multipliers(G_lt, h_lt, G_le, h_le, y, strict_needed=False)
         if y is not None:
             return False, y
+    if not m_lt and m_le and hint is not None:
+        # the exact simplex decides non-strict rows by max t s.t. G z + t <= h (t >= 0:
+        # feasible; lp.exact._exact_inequalities, closed): HiGHS's basis of that LP to start from
+        w = np.linalg.norm(A_le, axis=1)
+        w[w == 0] = 1.0
+        _highs_solve(np.c_[A_le, w], f_le, m_le, None, np.r_[np.zeros(k), 1.0], k,
+                     basis_out=hint)
     return None
 
 

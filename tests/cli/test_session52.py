@@ -193,3 +193,35 @@ def test_exact_lp_fewer_rows_than_variables(seed, method):
             assert _motzkin_ok([], S_lt, S_le, res.certificate)
         seen.add(res.feasible)
     assert seen == {True, False}
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_exact_lp_non_strict_rows_alone(seed, method):
+    """Non-strict rows alone (R41's positive functional: A y >= 1, 2 400 rows in 98 variables for
+    a 48-2400-2 bottleneck, whose cold exact simplex ran > 5 min) are decided by max t with
+    t >= 0 for feasible, warm-started from HiGHS's basis: answers re-checked with Fractions,
+    feasible and infeasible both met, with more rows than variables and fewer."""
+    from semialgebraic.lp.exact import feasible
+    for b, want in ((0, True), (-1, False)):       # a zero row, fewer rows than variables
+        assert feasible(A_le=[[0, 0, 0]], b_le=[b], method=method).feasible is want
+    rng = random.Random(5300 + seed)
+    seen = set()
+    for _ in range(40):
+        k = rng.randint(1, 8)
+        m = rng.randint(1, 30)
+        G = [[Fraction(rng.randint(-5, 5), rng.randint(1, 3)) for _ in range(k)] for _ in range(m)]
+        h = [Fraction(rng.randint(-3, 6)) for _ in range(m)]
+        if rng.random() < 0.3:                         # a positive functional's system
+            h = [Fraction(-1)] * m
+        if rng.random() < 0.3 and m >= 2:              # touching: feasible only on a face
+            G[1] = [-x for x in G[0]]
+            h[1] = -h[0]
+        S_le = list(zip(G, h))
+        res = feasible(A_le=G, b_le=h, method=method)
+        if res.feasible:
+            assert _point_ok([], [], S_le, res.point)
+        else:
+            assert _motzkin_ok([], [], S_le, res.certificate)
+        seen.add(res.feasible)
+    assert seen == {True, False}
