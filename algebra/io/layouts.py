@@ -63,9 +63,19 @@ def block_prefixes(keys) -> list[str]:
     ['encoder.layer.0.', 'encoder.layer.1.']
     >>> block_prefixes(["fc1.weight", "fc2.weight"])
     []
+
+    Mixtral's experts (``w1``, ``w2``, ``w3``: generic names, a block only under ``experts.N.``;
+    one expert alone was read as a 3-layer ReLU network: s52 docs audit F1):
+
+    >>> block_prefixes(["m.experts.0.w1.weight", "m.experts.0.w2.weight", "m.experts.0.w3.weight",
+    ...                 "w1.weight"])
+    ['m.experts.0.']
     """
     out = []
     for k in keys:
+        expert = re.fullmatch(r"((?:.*\.)?experts\.\d+\.)w[123]\.(?:weight|bias)", k)
+        if expert and expert.group(1) not in out:
+            out.append(expert.group(1))
         for name in BLOCK_NAMES:
             for suf in (".weight", ".bias"):
                 tail = name + suf
@@ -111,8 +121,9 @@ def layer_order(keys: list[str], source: str | None = None, *, module_numbers: b
         raise BlockLayoutError(
             f"{'an MLP block' if len(blocks) == 1 else f'{len(blocks)} MLP blocks'} (prefix "
             f"{where}: the weight names of a transformer MLP: up/gate/down, intermediate/output, "
-            "wi/wo, dense_h_to_4h/dense_4h_to_h or c_fc/c_proj), not a network: read "
-            "blocks with the block commands and --activation (netfibers info lists them)",
+            "wi/wo, dense_h_to_4h/dense_4h_to_h, c_fc/c_proj or experts.N.w1/w2/w3), not a "
+            "network: read blocks with the block commands and --activation (netfibers info lists "
+            "them)",
             source, blocks)
     bn = sorted(k for k in keys if k.rsplit(".", 1)[-1].split("/")[-1].split(":")[0]
                 in _BATCHNORM_SUFFIXES)

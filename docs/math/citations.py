@@ -259,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("ids", nargs="*", help="only these identifiers (e.g. R17 S6 §7.1)")
     ap.add_argument("--ref", choices=REFERENCES, help="only this reference")
-    ap.add_argument("--root", default=".", help="repository root (default: .)")
+    ap.add_argument("--root", default=str(Path(__file__).resolve().parents[2]),
+                    help="repository root (default: the one holding this script)")
     ap.add_argument("--json", action="store_true", help="print JSON")
     ap.add_argument("--check", action="store_true",
                     help="compare with the 'Implemented in' / 'Tested in' lines of docs/math; "

@@ -809,7 +809,13 @@ def cmd_symmetries(args) -> int:
                          "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value,
                          "fiber_dimension": F.dimension.value,
                          "dimension_detail": F.dimension.to_json()})
-            text.append(f"symmetries: {', '.join(data['symmetries'])}")
+            # flip sets left unenumerated qualify the line itself, not only a note at the end
+            # (s52 audit: a 24-24-600-2 net printed "symmetries: S1, S2" unqualified)
+            unlisted = [n for n in F.notes if "flip sets not enumerated" in n]
+            data["flip_sets_enumerated"] = not unlisted
+            text.append(f"symmetries: {', '.join(data['symmetries'])}"
+                        + (f"; flip sets not enumerated ({'; '.join(unlisted)}): more may exist"
+                           if unlisted else ""))
             text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "
                         f"edge(s); components {display.number(F.number_of_components, args.exact)}, orbits "
                         f"{display.number(F.number_of_orbits)}, dimension {F.dimension.words()}")

@@ -48,7 +48,8 @@ def register(sub, parent) -> None:
                            "pdf); the file is written atomically and needs matplotlib (the "
                            "optional extra plot). Run netfibers plot KIND --help for each kind.",
                            exits=["0  picture written", "3  a budget cut the computation "
-                                  "short (a partial picture is written)"],
+                                  "short (plot regions and plot diff write a partial picture; "
+                                  "plot fiber and plot symmetries write nothing)"],
                            examples=["netfibers plot regions algebra/examples/t1_masked.json "
                                      "--box -3,3 -o regions.png",
                                      "netfibers plot fiber algebra/examples/t1_masked.json -o fiber.svg"]))

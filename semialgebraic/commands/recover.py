@@ -76,7 +76,14 @@ def cmd_recover(args) -> int:
             data["complete"] = False    # the search ran to its end, the recovery is not complete
             data["notes"] = list(data["notes"]) + [
                 "the recovered network differs from NET: the probes missed a bend (narrower than "
-                "their spacing); more --lines or another --seed may find it"]
+                "their spacing: more --lines or another --seed may find it; or farther out on "
+                "the lines than 4^30 times the last bend seen)"]   # (s52 audit F3)
+        elif v.answer is True:          # certified: a skipped break lost no bend (s52 audit F1)
+            skipped = [n for n in data["notes"] if n.endswith("skipped")]
+            if skipped:
+                data["notes"] = [n for n in data["notes"] if not n.endswith("skipped")] + [
+                    f"{len(skipped)} break(s) of the search had no clean jump up close and were "
+                    "skipped; the network is certified equal to NET, so no bend was lost"]
         try:
             import json
             write_atomic(args.output, json.dumps(rec.network.to_dict(), indent=1) + "\n")

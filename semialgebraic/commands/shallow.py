@@ -58,7 +58,8 @@ def register(sub, parent) -> None:
                            "it may be wider than NET. JSON keys: fingerprint, domain, "
                            "canonical_form, number_of_kinks, linear_rank, representative_widths, "
                            "output; a large canonical_form is a summary with its sha256, and "
-                           "--form FILE writes it in full.",
+                           "--form FILE writes it in full (compact JSON with sorted keys, the "
+                           "bytes hashed: sha256sum FILE gives the summary's sha256).",
                            exits=["0  computed", "2  also: NET does not have one hidden layer",
                                   "3  the timeout or Ctrl-C stopped it first (nothing written)"],
                            examples=["netfibers canon net.json",
@@ -158,7 +159,8 @@ def cmd_canon(args) -> int:
         data["form"] = args.form
     if args.form:
         try:
-            write_atomic(args.form, text + "\n")
+            write_atomic(args.form, text)     # (its bytes are what sha256 hashes: sha256sum
+                                              # FILE gives the summary's; s52 docs audit F10)
         except AlgebraError as exc:
             fail(str(exc))
     lines = [f"fingerprint {fingerprint} ({cf.domain})",

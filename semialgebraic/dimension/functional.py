@@ -430,6 +430,11 @@ def with_margins(net: Network, patterns, t=Q(1, 2 ** 12)) -> Network:
     return Network.from_rows(Ws, bs)
 
 
+NEARBY_EXACT_PARAMETERS = 400
+"""Under a timeout, the nearby θ''s exact rational rank is computed for nets of at most this many
+parameters (its modular rank only above: its cost is unforeseeable there)."""
+
+
 def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed: int = 0,
                      patterns=None) -> str:
     """Three-layer-fibers R22's reading takes N − rank as the fiber's dimension where the rank
@@ -448,15 +453,23 @@ def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed
         if budget is not None and budget.exhausted():
             return "the rank at a nearby θ was not computed (the budget ran out): R22's reading unchecked"
         left = budget.remaining() if budget is not None else None
-        # under a timeout the modular rank only: θ''s long denominators make the exact rank's
-        # cost unforeseeable (one FLINT call, which no signal stops: 25 s past a 10 s budget)
+        # under a timeout the modular rank only, but on small nets: θ''s long denominators make
+        # the exact rank's cost unforeseeable (one FLINT call, which no signal stops: 25 s past a
+        # 10 s budget); on a 2-8-8-1 net the modular rank alone left the reading open, so a
+        # --timeout 120 that ended in 3 s changed the fiber dimension (s52 docs audit F7)
+        rational = (budget is None or budget.timeout is None
+                    or net.n_parameters <= NEARBY_EXACT_PARAMETERS)
         try:
             near = functional_dimension(nearby_parameters(base, seed, scale), domain=domain,
                                         timeout=left, nearby=False, fiber=False,
-                                        rational_rank=budget is None or budget.timeout is None)
+                                        rational_rank=rational)
         except BudgetExhausted:
             near = None
         if near is None or not near.exact:
+            if near is not None and not rational and not budget.exhausted():
+                return ("the rank at a nearby θ was left open by its rank modulo a prime (under "
+                        f"--timeout its exact rank is computed only up to {NEARBY_EXACT_PARAMETERS} "
+                        "parameters): R22's reading (the rank locally constant) unchecked")
             return ("the rank at a nearby θ was not decided within the budget: R22's reading (the "
                     "rank locally constant) unchecked")
         if near.value > value:
@@ -1141,8 +1154,8 @@ class _Sandwich:
             reason = f"{how} at {npts} inputs meets N - rank of the known symmetry directions"
         else:
             reason = (f"not closed: {how} at {npts} inputs gives {lower}, known symmetries give "
-                      f"<= {upper}; to close it sample longer (--timeout, or --max-regions K, "
-                      "which walks the linear regions when the first layer cuts the domain into at "
+                      f"<= {upper}; to close it sample longer (--timeout; netfibers dim --max-regions K "
+                      "walks the linear regions when the first layer cuts the domain into at "
                       "most K) or find the missing symmetry")
             hints = _evidence_lines(net, self.evidence, self.proven, deficits)
             if hints:

@@ -130,6 +130,11 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
                          source=spec)
     base = p.parent
     items: list[dict] = []
+    if p.suffix.lower() in MODEL_SUFFIXES and p.suffix.lower() not in (".csv", ".jsonl", ".json"):
+        # (one weight file given as the manifest: a raw codec error said nothing: s52 docs F9)
+        raise InputError("a weight file, not a manifest: batch reads many models from a directory, a "
+                         "glob, a .csv or a .jsonl file (one model: use the command itself, e.g. "
+                         "netfibers absorb FILE --all)", source=spec)
     try:
         text = p.read_text(encoding="utf-8-sig")   # a BOM (Excel, Notepad) is not data
     except (OSError, UnicodeDecodeError) as exc:

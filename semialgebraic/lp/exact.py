@@ -300,7 +300,7 @@ def _exact_inequalities(G_lt, h_lt, G_le, h_le, hint=None, closed=False):
     decides them with ``t >= 0`` for feasible (its optimal y with ``h·y < 0`` is a Farkas
     certificate), so a system of non-strict rows alone also gets HiGHS's warm start (with no
     strict row its dual had no ``t`` and no basis to start from: a cold simplex on the dual of
-    2 400 rows in 98 variables, R41's positive functional of a 48-2400-2 bottleneck, > 5 min)."""
+    2 400 rows in 98 variables, identify's positive functional of a 48-2400-2 bottleneck, > 5 min)."""
     k = G_lt.ncols
     m_lt, m_le = G_lt.nrows, G_le.nrows
     if not closed and not m_lt and m_le and k:

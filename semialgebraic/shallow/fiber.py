@@ -259,6 +259,7 @@ class ShallowFiber:
                          "number_of_components": self.number_of_components,
                          "number_of_components_exact": self.components_exact,
                          "number_of_orbits": self.number_of_orbits,
+                         "number_of_strata": None,      # (R16a's strata: bottlenecks with n1 = 1)
                          "components": [c.to_json() for c in self.components],
                          "symmetries": self.details.get("symmetries", []),
                          "notes": self.notes,

@@ -225,3 +225,111 @@ def test_exact_lp_non_strict_rows_alone(seed, method):
             assert _motzkin_ok([], [], S_le, res.certificate)
         seen.add(res.feasible)
     assert seen == {True, False}
+
+
+# -- the s52 docs audit -------------------------------------------------------------------------
+E_NET = json.loads(r'''{"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [{"weight": [["-7/2", "-1"], ["1", "5"], ["-1/2", "2"], ["3", "-6/5"], ["1", "-9/4"], ["1", "-7/4"], ["0", "-3/2"], ["1", "1/4"]], "bias": ["-5/3", "6", "9", "0", "1", "7/4", "-4", "2"]}, {"weight": [["-1", "-5/3", "-6/5", "3/2", "-4/5", "3/2", "-7/4", "1"], ["-7", "-5/3", "-9", "-1/5", "5/4", "7", "-4", "-3/4"], ["-9/4", "7", "-1/5", "6/5", "-9", "-1", "7/4", "9/5"], ["9", "-3", "1", "1", "-9/2", "1/2", "0", "4"], ["1", "3/4", "-1", "-5/4", "2/3", "-9", "-1", "-7"], ["3", "2", "-3", "2", "5/2", "5/2", "-7/3", "-9"], ["-1", "-7/3", "-5/3", "1/2", "-5/3", "7/5", "-7/3", "-6"], ["1", "0", "6/5", "9/4", "-2/5", "-5/3", "-9/5", "-9/4"]], "bias": ["-5/2", "6", "-9", "-3/4", "-2/5", "-2/3", "-8/5", "-2"]}, {"weight": [["1", "-9/5", "0", "5", "-2", "9/5", "-1/5", "3/4"]], "bias": ["0"]}]}''')
+
+
+def test_mixtral_experts_are_blocks_not_a_network(tmp_path, capsys):
+    """F1: one Mixtral expert (experts.N.w1/w2/w3: generic names, a block only there) was read
+    as a 3-layer ReLU network (eval, dim answered about it); now listed as a block, refused as a
+    network; with two experts and the router both are listed."""
+    np = pytest.importorskip("numpy")
+    st = pytest.importorskip("safetensors.numpy")
+    rng = np.random.default_rng(4)
+    P = "model.layers.0.block_sparse_moe."
+    one = {f"{P}experts.0.w1.weight": rng.standard_normal((5, 3)).astype(np.float32),
+           f"{P}experts.0.w3.weight": rng.standard_normal((5, 3)).astype(np.float32),
+           f"{P}experts.0.w2.weight": rng.standard_normal((3, 5)).astype(np.float32)}
+    st.save_file(one, str(tmp_path / "one.safetensors"))
+    two = {**one, **{k.replace("experts.0", "experts.1"): v for k, v in one.items()},
+           f"{P}gate.weight": rng.standard_normal((2, 3)).astype(np.float32)}
+    st.save_file(two, str(tmp_path / "two.safetensors"))
+    assert main(["info", str(tmp_path / "one.safetensors")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1 MLP block") and "w3/w1 (the gate)/w2: d=3, k=5, gated" in out
+    assert main(["eval", str(tmp_path / "one.safetensors"), "--x", "1,1,1"]) == 2
+    err = capsys.readouterr().err
+    assert "an MLP block" in err and "experts.N.w1/w2/w3), not a network" in err
+    assert main(["info", str(tmp_path / "two.safetensors")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 MLP blocks") and f"{P}experts.1." in out
+
+
+def test_batch_refuses_a_weight_file_as_manifest(tmp_path, capsys):
+    """F9: a raw codec error said nothing of what a manifest is; nothing is written."""
+    net = tmp_path / "net.npz"
+    net.write_bytes(b"PK\x03\x04\xf0\x9f binary")
+    out = tmp_path / "o.jsonl"
+    assert main(["batch", "identify", str(net), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "a weight file, not a manifest" in err and "a directory, a glob, a .csv or a .jsonl" in err
+    assert not out.exists()
+
+
+def test_canon_form_file_bytes_are_the_summary_sha256(tmp_path, capsys):
+    """F10: `sha256sum FILE` of --form gives the sha256 canon hashes (a large form's summary
+    shows it whole, the fingerprint is its first 16 hex digits; a trailing newline made the
+    file's differ)."""
+    import hashlib
+    form = tmp_path / "form.json"
+    assert main(["canon", "algebra/examples/r21_shallow.json", "--json", "--form", str(form)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert hashlib.sha256(form.read_bytes()).hexdigest()[:16] == data["fingerprint"]
+
+
+def test_fiber_json_of_one_hidden_layer_has_number_of_strata(capsys):
+    """F8: docs/architecture.md lists number_of_strata (null outside bottlenecks with n1 = 1)."""
+    assert main(["fiber", "algebra/examples/r21_shallow.json", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "number_of_strata" in data and data["number_of_strata"] is None
+
+
+def test_dim_with_an_unused_timeout_is_unchanged(tmp_path, capsys):
+    """F7: under --timeout the nearby θ' got only its modular rank, so a 2-8-8-1 net's fiber
+    dimension (R22's reading, 36) became [33, 36] though the budget was not used up."""
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(E_NET))
+    got = []
+    for extra in ([], ["--timeout", "120"]):
+        main(["dim", str(path), "--json", *extra])
+        data = json.loads(capsys.readouterr().out)
+        got.append((data["functional_dimension"], data.get("fiber_dimension"), data.get("fiber_lower"),
+                    data.get("fiber_upper")))
+    assert got[0] == got[1] and got[0][1] == 36
+
+
+def test_citations_check_runs_from_any_directory(tmp_path):
+    """F11: the script found docs/math only from the repository root."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[2] / "docs" / "math" / "citations.py"
+    r = subprocess.run([sys.executable, str(script), "--check"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and "agrees" in r.stdout
+
+
+def _net1(weights, biases, out):
+    return {"format": "netfibers.network", "version": 1, "activation": "relu",
+            "layers": [{"weight": [[w] for w in weights], "bias": biases},
+                       {"weight": [out], "bias": [0]}]}
+
+
+def test_recover_texts(tmp_path, capsys):
+    """s52 audit of recover: a break with no jump up close beside a real bend is not reported as
+    a lost bend once the network is certified equal (F1); a bend beyond the searched range is
+    not only 'narrower than the probes' (F3)."""
+    pair = tmp_path / "pair.json"
+    pair.write_text(json.dumps(_net1([1, 1], [0, -10 ** 6], [1, -1])))
+    assert main(["recover", str(pair), "-o", str(tmp_path / "r.json"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["equal_to_file"] is True and data["complete"] is True
+    assert not any(n.endswith("skipped") for n in data["notes"])
+    far = tmp_path / "far.json"
+    far.write_text(json.dumps(_net1([1], [10 ** 30], [1])))
+    assert main(["recover", str(far), "-o", str(tmp_path / "r2.json"), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["complete"] is False
+    assert any("farther out on the lines than 4^30 times" in n for n in data["notes"])
