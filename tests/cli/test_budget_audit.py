@@ -273,7 +273,11 @@ def test_dim_of_acas_xu_on_a_cut_holds_its_timeout(tmp_path, with_certificate):
     code, js, _, _ = timed("dim", str(ROOT / "benchmarks" / "data" / "ACASXU_run2a_1_1_batch_2000.nnet"),
                            "--box", str(dom), *extra, timeout_s=5)
     assert code == 3 and 0 <= js["lower"] < js["upper"] <= js["n_parameters"] == 13305
-    if with_certificate:
+    if with_certificate and js["lower"] == 0:
+        # no input sampled within 5 s (a loaded machine: the slow suite beside other work, s52):
+        # no certificate, as a certificate without a differentiable input shows nothing
+        assert not (tmp_path / "c.json").exists()
+    elif with_certificate:
         got = subprocess.run([sys.executable, "-m", "netfibers", "verify", str(tmp_path / "c.json")],
                              capture_output=True, text=True, cwd=ROOT)
         assert got.returncode == 0, got.stdout + got.stderr
