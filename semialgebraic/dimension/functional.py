@@ -430,9 +430,13 @@ def with_margins(net: Network, patterns, t=Q(1, 2 ** 12)) -> Network:
     return Network.from_rows(Ws, bs)
 
 
-NEARBY_EXACT_PARAMETERS = 400
+NEARBY_EXACT_PARAMETERS = 160
 """Under a timeout, the nearby θ''s exact rational rank is computed for nets of at most this many
-parameters (its modular rank only above: its cost is unforeseeable there)."""
+parameters (its modular rank only above: its cost is unforeseeable there; 2026-12-07, random
+nets on R^2: 105 parameters 0.3-0.7 s, 177: 0.5-0.8 s, 265: 8-11 s against 0.65 s mod p) ..."""
+
+NEARBY_EXACT_SECONDS = 20
+"""... and when at least this many seconds of the budget are left."""
 
 
 def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed: int = 0,
@@ -458,7 +462,8 @@ def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed
         # 10 s budget); on a 2-8-8-1 net the modular rank alone left the reading open, so a
         # --timeout 120 that ended in 3 s changed the fiber dimension (s52 docs audit F7)
         rational = (budget is None or budget.timeout is None
-                    or net.n_parameters <= NEARBY_EXACT_PARAMETERS)
+                    or (net.n_parameters <= NEARBY_EXACT_PARAMETERS
+                        and budget.remaining() >= NEARBY_EXACT_SECONDS))
         try:
             near = functional_dimension(nearby_parameters(base, seed, scale), domain=domain,
                                         timeout=left, nearby=False, fiber=False,

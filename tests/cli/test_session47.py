@@ -226,9 +226,17 @@ def test_nearby_rank_check_takes_no_exact_rational_rank_under_a_timeout(monkeypa
         return real(*args, **kw)
     monkeypatch.setattr(F, "functional_dimension", spy)
     net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    # (since session 52 a small net, at most NEARBY_EXACT_PARAMETERS, gets its exact rank when
+    # 20 s are left: a timeout that lasts no longer changes R22's reading; the rest as before)
+    monkeypatch.setattr(F, "NEARBY_EXACT_PARAMETERS", 0)
     F.nearby_rank_jump(net, None, 4, Budget(timeout=30))
     F.nearby_rank_jump(net, None, 4, None)
     assert seen and seen[0] is False and seen[-1] is True
+    monkeypatch.setattr(F, "NEARBY_EXACT_PARAMETERS", 160)
+    seen.clear()
+    F.nearby_rank_jump(net, None, 4, Budget(timeout=30))
+    F.nearby_rank_jump(net, None, 4, Budget(timeout=5))
+    assert seen[0] is True and seen[-1] is False
 
 
 def test_the_bracket_jets_see_the_deadline():
