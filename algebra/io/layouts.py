@@ -70,11 +70,20 @@ def block_prefixes(keys) -> list[str]:
     >>> block_prefixes(["m.experts.0.w1.weight", "m.experts.0.w2.weight", "m.experts.0.w3.weight",
     ...                 "w1.weight"])
     ['m.experts.0.']
+    >>> block_prefixes(["m.experts.0.w1.weight", "m.experts.0.w2.weight"])
+    []
     """
     out = []
+    keys = list(keys)
+    parts: dict = {}                   # experts.N. prefix -> the w1/w2/w3 weights it holds
     for k in keys:
+        expert = re.fullmatch(r"((?:.*\.)?experts\.\d+\.)(w[123])\.weight", k)
+        if expert:
+            parts.setdefault(expert.group(1), set()).add(expert.group(2))
+    for k in keys:                     # (all three, as the block reader needs: an expert-named
         expert = re.fullmatch(r"((?:.*\.)?experts\.\d+\.)w[123]\.(?:weight|bias)", k)
-        if expert and expert.group(1) not in out:
+        if expert and parts.get(expert.group(1)) == {"w1", "w2", "w3"} \
+                and expert.group(1) not in out:     # w1/w2 pair stays a network: s52 audit)
             out.append(expert.group(1))
         for name in BLOCK_NAMES:
             for suf in (".weight", ".bias"):

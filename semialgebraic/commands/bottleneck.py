@@ -458,12 +458,17 @@ def _identify_shallow(args, net: Network, budget: Budget, end) -> int:
     return v.exit_code()
 
 
+_CERTIFIED_FLIPS = 64
+"""Most flip sets listed beside shared hyperplanes whose copies a ``symmetries --certificate``
+holds."""
+
+
 def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     """``symmetries`` of one hidden layer on R^d: neuron types, the symmetries beyond S1 + S2
     that the rows show, the flip sets (the fiber's components), identifiability (R41) and the
     fiber's size."""
     from ..shallow.canonical import neuron_types
-    from ..shallow.fiber import kink_flip_sets
+    from ..shallow.fiber import MAX_ENUMERATED_FLIPS, kink_flip_sets
     from ..shallow.identifiability import identifiability_shallow, symmetry_facts
     types = None
     try:
@@ -474,7 +479,9 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
             # neurons sharing hyperplanes: the fiber lists θ's strata only, but flip sets are
             # symmetries whatever the other neurons are (s51 audit 4 F2: none were listed)
             spare_flips = (kink_flip_sets(net) if F.details.get("listing") == "strata of theta"
-                           else None) or []
+                           else [])
+            unlisted = spare_flips is None     # more than MAX_ENUMERATED_FLIPS kink neurons
+            spare_flips = spare_flips or []
     except (Timeout, KeyboardInterrupt) as exc:
         why = _stop_why(exc, args)
         # what holds without the fiber: S1 + S2 keep every network's function (a 768-3072-768
@@ -505,6 +512,13 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
         if flips:
             text.append("  a flip set S: (w_i, b_i) -> -(w_i, b_i) for i in S, the output bias + "
                         "sum v_i b_i, keeps the function since sum_S v_i w_i^T = 0 (σ(h) − σ(−h) = h)")
+        unlisted = unlisted or F.details.get("listing") == "flip sets not enumerated"
+        if unlisted:        # (none listed is not none found: s52 audit of this session's changes)
+            text.append(f"  flip sets not enumerated (more than {MAX_ENUMERATED_FLIPS} kink "
+                        "neurons): others than those listed may exist")
+        if args.certificate and len(flips) > _CERTIFIED_FLIPS:
+            text.append(f"  the certificate holds the first {_CERTIFIED_FLIPS} of the "
+                        f"{len(flips)} flip sets listed")
         why = v.reason.removeprefix("identifiable up to permutation and positive scaling: ")
         which = "R42" if "R42" in v.reason else "R41"
         text.append(f"identifiable up to S1 + S2 (three-layer-fibers {which}): {word} ({why})")
@@ -513,7 +527,7 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
                     f"; orbits {F.number_of_orbits if F.number_of_orbits is not None else 'not determined'}")
         data = {"kind": "one hidden layer", "widths": list(net.widths), "neuron_types": list(types),
                 "symmetries": ["S1", "S2"],
-                "flip_sets": flips, "facts": facts,
+                "flip_sets": flips, "flip_sets_enumerated": not unlisted, "facts": facts,
                 "identifiable": {"answer": v.answer, "reason": v.reason,
                                  "hypotheses": [h.to_json() for h in v.hypotheses]},
                 "dimension": F.dimension.value, "fiber_dimension": F.dimension.value,
@@ -529,7 +543,7 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     def make():
         from .report_certificate import component_copies, flip_copy_certificate
         certs, reps, _ = component_copies(net, F, budget=budget)
-        for S in spare_flips[:64]:          # the flip sets listed beside θ's strata
+        for S in spare_flips[:_CERTIFIED_FLIPS]:    # the flip sets listed beside θ's strata
             cert = flip_copy_certificate(net, S, budget=budget)
             if cert is not None:
                 certs.append(cert)

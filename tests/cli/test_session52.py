@@ -333,3 +333,41 @@ def test_recover_texts(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["complete"] is False
     assert any("farther out on the lines than 4^30 times" in n for n in data["notes"])
+
+
+def test_an_ungated_expert_pair_stays_a_network(tmp_path, capsys):
+    """s52 delta audit F2: experts.N.w1/w2 without w3 is no Mixtral block (the block reader needs
+    all three): it is read as a network, as before the session."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(1)
+    np.savez(tmp_path / "e.npz", **{"experts.0.w1.weight": rng.integers(-2, 3, (4, 3)).astype(np.float32),
+                                   "experts.0.w1.bias": np.zeros(4, np.float32),
+                                   "experts.0.w2.weight": rng.integers(-2, 3, (2, 4)).astype(np.float32),
+                                   "experts.0.w2.bias": np.zeros(2, np.float32)})
+    assert main(["info", str(tmp_path / "e.npz")]) == 0
+    assert capsys.readouterr().out.startswith("widths 3-4-2")
+
+
+def test_symmetries_says_when_flip_sets_were_not_enumerated(tmp_path, capsys):
+    """s52 delta audit F1, F3: past 16 kink neurons beside a shared hyperplane no flip set is
+    listed, and the text and JSON say they were not enumerated (not that there are none); a
+    certificate holding only the first 64 of more listed sets says so."""
+    rng = random.Random(17)
+    W = [1, -1] + [rng.choice([1, 2, 3, -1, -2]) for _ in range(15)]
+    b = [0, 0] + [rng.randint(-30, 30) for _ in range(15)]
+    V = [1, 2] + [rng.choice([1, -1, 2, -2, 3]) for _ in range(15)]
+    path = tmp_path / "n17.json"
+    path.write_text(json.dumps(_net1(W, b, V)))
+    main(["symmetries", str(path), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["flip_sets"] == [] and data["flip_sets_enumerated"] is False
+    main(["symmetries", str(path)])
+    assert "flip sets not enumerated (more than 16 kink neurons)" in capsys.readouterr().out
+    # 1-16-1 with kinks ±1 beside an opposite pair: many flip sets, the certificate takes 64
+    W = [1, -1] + [1, -1] * 7
+    b = [0, 0] + [k + 1 for k in range(14)]
+    V = [1, 2] + [1] * 14
+    path.write_text(json.dumps(_net1(W, b, V)))
+    assert main(["symmetries", str(path), "--certificate", str(tmp_path / "c.json")]) in (0, 3)
+    out = capsys.readouterr().out
+    assert "the certificate holds the first 64 of the" in out
