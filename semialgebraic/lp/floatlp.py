@@ -151,6 +151,21 @@ def _floats(M: QMatrix):
     return np.array([float(v) for v in M.entries()], dtype=float).reshape(M.nrows, M.ncols)
 
 
+def _guess_float(v) -> float:
+    """``float(v)``, or ±inf beyond float64's range: the guesses below then see a non-finite
+    number and give none, and the exact method decides (``feasible(A_le=[[10**400, 1], ...])``
+    with method "auto" raised OverflowError; s52 delta audit F4)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+
+
+def _guess_floats(M: QMatrix):
+    import numpy as np
+    return np.array([_guess_float(v) for v in M.entries()], dtype=float).reshape(M.nrows, M.ncols)
+
+
 def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=None,
                  basis_out=None):
     """Run HiGHS on  G w <= h  (rows), free columns except t <= 1; returns (status, x, dual, ray).
@@ -229,10 +244,12 @@ def guess_and_verify(G_lt, h_lt, G_le, h_le, hint=None):
     import numpy as np
     k = G_lt.ncols
     m_lt, m_le = G_lt.nrows, G_le.nrows
-    A_lt = _floats(G_lt) if m_lt else np.zeros((0, k))
-    A_le = _floats(G_le) if m_le else np.zeros((0, k))
-    f_lt = np.array([float(v) for v in h_lt]) if m_lt else np.zeros(0)
-    f_le = np.array([float(v) for v in h_le]) if m_le else np.zeros(0)
+    A_lt = _guess_floats(G_lt) if m_lt else np.zeros((0, k))
+    A_le = _guess_floats(G_le) if m_le else np.zeros((0, k))
+    f_lt = np.array([_guess_float(v) for v in h_lt]) if m_lt else np.zeros(0)
+    f_le = np.array([_guess_float(v) for v in h_le]) if m_le else np.zeros(0)
+    if not (np.all(np.isfinite(A_lt)) and np.all(np.isfinite(A_le))):
+        return None
     if m_lt:
         w = np.linalg.norm(A_lt, axis=1)
         w[w == 0] = 1.0
@@ -290,9 +307,9 @@ def guess_basis_le(G, h, c):
     ``(basic columns with the sign of their value, basic rows)``, or None (no optimum, or a
     non-finite float)."""
     import numpy as np
-    Gf = _floats(G) if G.nrows else np.zeros((0, G.ncols))
-    hf = np.array([float(v) for v in h], dtype=float)
-    cf = np.array([float(v) for v in c], dtype=float)
+    Gf = _guess_floats(G) if G.nrows else np.zeros((0, G.ncols))
+    hf = np.array([_guess_float(v) for v in h], dtype=float)
+    cf = np.array([_guess_float(v) for v in c], dtype=float)
     if not (np.all(np.isfinite(Gf)) and np.all(np.isfinite(hf)) and np.all(np.isfinite(cf))):
         return None
     out: list = []

@@ -371,3 +371,17 @@ def test_symmetries_says_when_flip_sets_were_not_enumerated(tmp_path, capsys):
     assert main(["symmetries", str(path), "--certificate", str(tmp_path / "c.json")]) in (0, 3)
     out = capsys.readouterr().out
     assert "the certificate holds the first 64 of the" in out
+
+
+def test_lp_auto_with_numbers_beyond_float_range():
+    """s52 delta audit F4: method "auto" raised OverflowError from the float guess on an entry of
+    10^400; the guess now gives none and the exact method decides (as method "exact" did)."""
+    from semialgebraic.lp.exact import feasible, optimize
+    big = 10 ** 400
+    for method in ("exact", "auto"):
+        r = feasible(A_le=[[big, 1], [-1, 0]], b_le=[1, 0], method=method)
+        assert r.feasible and r.check()
+        o = optimize([1, 1], A_le=[[big, 1], [-1, 0], [0, 1]], b_le=[1, 0, 1], method=method)
+        assert o.status == "optimal" and o.value == 1
+        r = feasible(A_le=[[big, 0], [-big, 0]], b_le=[-1, -1], method=method)
+        assert not r.feasible and r.check()
