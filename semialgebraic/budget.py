@@ -457,8 +457,12 @@ class _Alarm:
     def _alarm(self, signum, frame):
         if not self.armed:
             return
-        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
-            return                   # a stop already leaving: not replaced (it fires again)
+        if isinstance(sys.exc_info()[1], (KeyboardInterrupt, GeneratorExit)):
+            # a stop already leaving, or a generator being closed (a region walk dropped
+            # after its caller's budget ran out: raised in its ``finally``, Python printed
+            # 'Exception ignored in RegionWalk._walk' with a traceback): not replaced (it
+            # fires again 0.25 s later if the block is still running)
+            return
         self.fired.append(True)
         _ALARMS[0] += 1
         raise BudgetExhausted(f"the budget ran out during {self.what}")

@@ -424,3 +424,32 @@ def test_an_alarm_due_as_a_ctrl_c_leaves_the_block_does_not_outlive_it():
     end = time.monotonic() + 0.6                               # and nothing fires after the block
     while time.monotonic() < end:
         pass
+
+
+def test_an_alarm_during_a_generator_close_is_not_raised_there():
+    """A region walk dropped after its caller's budget ran out: the enclosing alarm fired in the
+    generator's ``finally`` (its close, from the garbage collector), and Python printed
+    'Exception ignored in RegionWalk._walk' with a traceback (a CI warning, session 52).  A
+    generator being closed is a stop already leaving: the alarm is not raised in it, and it
+    fires again once the close is done."""
+    import signal
+    from semialgebraic.budget import alarm_at
+
+    def walk():
+        try:
+            yield 1
+        finally:
+            while time.monotonic() < t + 0.5:                 # the alarm comes due in here
+                pass
+
+    t = time.monotonic()
+    gen = walk()
+    next(gen)
+    with pytest.raises(BudgetExhausted, match="the work"):
+        with alarm_at(t + 0.2, "the work"):
+            gen.close()                                        # no BudgetExhausted out of close
+            closed = time.monotonic()
+            while True:                                        # then it fires, after the close
+                sum(range(1000))
+    assert closed >= t + 0.5 and time.monotonic() - t < 2
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
