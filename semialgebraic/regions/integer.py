@@ -46,12 +46,12 @@ def _as_object(A):
 def _max_abs(A) -> int:
     if A.dtype != object:
         return int(np.abs(A).max(initial=0)) if A.size else 0
-    from ..budget import checkpoint         # Python integers: ~1 s per 10^6 (a 784-1024-10
-    flat = A.reshape(-1)                    # region's forms), the budget checked between blocks
+    from ..budget import checkpoint         # Python integers (numpy's object loops, ~3x a
+    flat = A.reshape(-1)                    # generator's pace), the budget checked between blocks
     best = 0
     for k in range(0, flat.size, 1 << 16):
         checkpoint()
-        best = max(best, max((abs(v) for v in flat[k:k + (1 << 16)]), default=0))
+        best = max(best, int(np.abs(flat[k:k + (1 << 16)]).max()))
     return int(best)
 
 
@@ -62,17 +62,26 @@ def _row_bound(A) -> int:
     A = A.reshape(A.shape[0], -1)
     if A.dtype == np.int64 and _max_abs(A) * A.shape[1] <= _LIMIT:   # no sum can overflow
         return int(np.abs(A).sum(axis=1).max())
-    return int(max(sum(abs(int(v)) for v in row) for row in A))
+    from ..budget import checkpoint
+    A = _as_object(A)
+    step = max(1, (1 << 16) // A.shape[1])
+    best = 0
+    for r in range(0, A.shape[0], step):        # (Python integers: exact sums)
+        checkpoint()
+        best = max(best, int(np.abs(A[r:r + step]).sum(axis=1).max()))
+    return best
 
 
-def int_matmul(A, B, row_bound=None):
+def int_matmul(A, B, row_bound=None, big=False):
     """``A @ B`` of integer arrays, exactly: int64 when the bound ``max_i Σ_k |A_ik| · max|B|``
-    is below 2^63 (*row_bound*: that row sum, when known), Python integers otherwise."""
+    is below 2^63 (*row_bound*: that row sum, when known), Python integers otherwise (at once
+    when *big*: the caller's bound already says int64 may overflow)."""
     if A.size and B.size:
-        rb = _row_bound(A) if row_bound is None else row_bound
-        mb = _max_abs(B)
-        if rb * mb <= _LIMIT and rb <= _LIMIT and mb <= _LIMIT:   # (each factor: a zero one)
-            return A.astype(np.int64) @ B.astype(np.int64)
+        if not big:
+            rb = _row_bound(A) if row_bound is None else row_bound
+            mb = _max_abs(B)
+            if rb * mb <= _LIMIT and rb <= _LIMIT and mb <= _LIMIT:   # (each factor: a zero one)
+                return A.astype(np.int64) @ B.astype(np.int64)
         if A.shape[0] * A.shape[1] * B.shape[1] > _FLINT_FROM:
             return _flint_matmul(A, B)
     from ..budget import signals_after
@@ -85,6 +94,11 @@ _FLINT_FROM = 10 ** 6
 """Past this many products, big-integer matrix products go to FLINT's fmpz_mat in blocks of
 rows (numpy's object arrays took 48 s for one 1 034 x 785 Gram matrix of the first region of a
 784-1024-10 net, in one call no budget could stop)."""
+
+
+_FLINT_GRAM = 10 ** 7
+"""Up to this many products a region's Gram matrix of big-integer rows is one FLINT call
+(~0.1 s at most); past it, blocks of rows between budget checks (:func:`_flint_matmul`)."""
 
 
 def _flint_matmul(A, B, rows: int = 64):
@@ -326,7 +340,7 @@ class ClassInts:
     """
 
     __slots__ = ("_K", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
-                 "_norms_f", "_sq", "_m")
+                 "_norms_f", "_sq", "_m", "_Kz")
 
     def __init__(self, keys, arr=None):
         keys = list(keys)
@@ -346,10 +360,18 @@ class ClassInts:
                 self._K = arr.astype(object)
         else:
             self._K = np.array([list(k) for k in keys], dtype=object).reshape(shape)
-            self._kb = _row_bound(self._K)
-            self._ka_max = _max_abs(self._K[:, :self.d])
-            self._K64 = self._K.astype(np.int64) if self._kb <= _LIMIT else None
+            top = _max_abs(self._K)
+            if top > _LIMIT:
+                # some row already past int64: every use of these bounds (int64 products, limbs)
+                # is ruled out by any bound above 2^63, so an upper bound will do
+                self._kb = self._ka_max = top * shape[1]
+                self._K64 = None
+            else:
+                self._kb = _row_bound(self._K)
+                self._ka_max = _max_abs(self._K[:, :self.d])
+                self._K64 = self._K.astype(np.int64) if self._kb <= _LIMIT else None
         self._gram = None
+        self._Kz = None
         self._kl = keys
         self._norms = None
         self._Kf = None
@@ -374,7 +396,7 @@ class ClassInts:
     def trim(self) -> None:
         """Drop what only the region's own exact work uses (Gram matrix, float copies, norms),
         keeping the rows for the neighbour proofs of other regions (memory)."""
-        self._gram = self._norms = self._Kf = self._norms_f = self._kl = None
+        self._gram = self._norms = self._Kf = self._norms_f = self._kl = self._Kz = None
         self._sq = {}
         if self._K64 is not None:
             self._K = None
@@ -450,15 +472,45 @@ class ClassInts:
             if kb * max((abs(v) for c in cols for v in c), default=0) <= _LIMIT:
                 return np.sign(self._K64 @ np.array(cols, dtype=np.int64).T)
             return int_signs(self._K64, kb, cols)
-        from ..budget import signals_after
-        with signals_after():
-            V = self.K @ np.array(cols, dtype=object).T
-        return (V > 0).astype(np.int64) - (V < 0).astype(np.int64)
+        return self._flint_signs(cols)
+
+    def _flint(self):
+        """K as a FLINT ``fmpz_mat`` (rows past int64: products of big integers in C, ~5x
+        numpy's object loops on a digits classifier's 150-bit rows), built once."""
+        if self._Kz is None:
+            from flint import fmpz_mat
+            self._Kz = fmpz_mat(self._rows())
+        return self._Kz
+
+    def _flint_signs(self, cols, block: int = 64):
+        """Signs of ``K @ col`` for each of *cols*, by FLINT products of at most *block*
+        columns and about 10^7 products (each a short call), the active budget checked between
+        them."""
+        from flint import fmpz_mat
+        from ..budget import checkpoint
+        Kz = self._flint()
+        m, k = self._m, len(cols)
+        block = max(1, min(block, 10 ** 7 // max(1, m * (self.d + 1))))
+        out = np.empty((m, k), dtype=np.int64)
+        for c0 in range(0, k, block):
+            checkpoint()
+            part = cols[c0:c0 + block]
+            R = Kz * fmpz_mat(part).transpose()
+            out[:, c0:c0 + len(part)] = np.array([(v > 0) - (v < 0) for v in R.entries()],
+                                                 dtype=np.int64).reshape(m, len(part))
+        return out
 
     def gram(self):
         """``Ka Kaᵀ`` (exact integers), computed once."""
         if self._gram is None:
-            self._gram = int_matmul(self.Ka, self.Ka.T)
+            if self._K64 is None and self.d and self._m * self._m * self.d <= _FLINT_GRAM:
+                from flint import fmpz_mat
+                Ka = fmpz_mat([row[:self.d] for row in self._rows()])
+                G = Ka * Ka.transpose()         # (one call: bounded by _FLINT_GRAM products)
+                self._gram = np.array([int(v) for v in G.entries()],
+                                      dtype=object).reshape(self._m, self._m)
+            else:
+                self._gram = int_matmul(self.Ka, self.Ka.T)
             self._norms = [int(self._gram[t, t]) for t in range(self._gram.shape[0])]
         return self._gram
 

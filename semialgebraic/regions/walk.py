@@ -636,7 +636,7 @@ class _Forms:
         H, d = self.H, self.H.shape[1] - 1
         dom = self._dom
         M = H.shape[0] + (len(dom[2]) if dom[0] is not None else 0)
-        if H.size and H.dtype == object and max(abs(int(v)) for v in H.flat) < 2 ** 62:
+        if H.size and H.dtype == object and int(np.abs(H).max()) < 2 ** 62:
             H = H.astype(np.int64)
         elif H.dtype == np.int64 and H.size and int(np.abs(H).max()) >= 2 ** 62:
             H = H.astype(object)
@@ -865,6 +865,7 @@ class _Engine:
         self.cache: dict = _FormsCache()
         self.pending_neighbours: list = []
         self._float_layers = None
+        self._first = None             # the first layer's forms [W | b] (:meth:`_first_forms`)
         self.bases: list = []          # bases of the last region's closure proofs (class keys)
         self.inherited: dict = {}      # pattern -> bases of the region it was reached from
         self._highs = None             # one HiGHS instance, loaded with each region's model
@@ -891,14 +892,24 @@ class _Engine:
         L = len(self._ilayers)
         has_zero = 0 in pattern
         pall = np.array(pattern, dtype=np.int64)
+        live = None                                   # the rows of F not zeroed (active)
         for l, (W, b, den, rb, bmax) in enumerate(self._ilayers):
-            if (rb * bF + bmax * s <= _LIMIT and max(bF, s) <= _LIMIT
-                    and W.dtype == np.int64):                 # no entry can overflow
-                Z = _int64_product(W, F if F.dtype == np.int64 else F.astype(np.int64))
-                Z[:, d] += self._bias64[l] * s
+            if l == 0:
+                # F is the identity (scale 1): Z = [W | b], the same for every pattern
+                Z = self._first_forms()
             else:
-                Z = _as_object(int_matmul(W, _as_object(F), rb))
-                Z[:, d] += b * s
+                if live is not None and len(live) < F.shape[0]:
+                    # the inactive neurons' rows of F are zero: only the active columns of W
+                    # count (a region's product over its active neurons alone)
+                    W, F = W[:, live], F[live]
+                if (rb * bF + bmax * s <= _LIMIT and max(bF, s) <= _LIMIT
+                        and W.dtype == np.int64):             # no entry can overflow
+                    Z = _int64_product(W, F if F.dtype == np.int64 else F.astype(np.int64))
+                    Z[:, d] += self._bias64[l] * s
+                else:
+                    Z = _as_object(int_matmul(W, _as_object(F), rb,
+                                              big=rb * bF > _LIMIT or bF > _LIMIT))
+                    Z[:, d] += b * s
             bF = rb * bF + bmax * s
             s *= den
             if l == L - 1:
@@ -915,6 +926,7 @@ class _Engine:
             blocks.append(Z * pat[:, None])
             hs.extend([s] * n)
             F = Z * (pat > 0)[:, None]
+            live = np.nonzero(pat > 0)[0]
             k += n
         if any(B.dtype == object for B in blocks):
             blocks = [_as_object(B) for B in blocks]
@@ -922,6 +934,17 @@ class _Engine:
         f = _Forms(H, hs, Jint, sJ, tuple(zero_rows), consistent, self._dom)
         self.cache[pattern] = f
         return f
+
+    def _first_forms(self):
+        """The first layer's integer forms ``[W | b]`` (its input is x itself), built once; a
+        copy (a region's forms may be changed by their user)."""
+        if self._first is None:
+            W, b = self._ilayers[0][:2]
+            if W.dtype == np.int64 and self._bias64[0] is not None:
+                self._first = np.hstack([W, self._bias64[0][:, None]])
+            else:
+                self._first = np.hstack([_as_object(W), _as_object(b)[:, None]])
+        return self._first.copy()
 
     def pattern_at(self, x):
         """Pattern of the region containing x in its interior, or None (x on a boundary)."""

@@ -216,3 +216,77 @@ def test_big_integer_products_go_to_flint_in_blocks_and_agree():
     A = np.array([[int(x) * 10 ** 25 - 3 for x in row] for row in rng.integers(-9, 9, size=(130, 40))], dtype=object)
     assert (integer._flint_matmul(A, A.T) == A @ A.T).all()
     assert (integer.int_matmul(A, A.T) == A @ A.T).all()
+
+
+# -- session 53: rows past int64 go to FLINT (signs, Gram matrix); a region's forms use its active
+#    neurons only and the first layer once --------------------------------------------------------
+
+mags = st.sampled_from([1, 2 ** 20, 2 ** 53, 2 ** 61, 2 ** 62, 2 ** 63, 2 ** 100])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-9, 9), st.integers(-9, 9), st.integers(-9, 9), mags),
+                min_size=1, max_size=8),
+       st.lists(st.tuples(rats, rats), min_size=1, max_size=70))
+def test_signs_and_gram_past_int64_are_the_fraction_ones(rows, points):
+    """Keys of every size around the int64 limits (2^53 limbs, 2^62, 2^63, 2^100), at up to 70
+    points at once (FLINT's blocks of 64 columns): each sign is the Fraction sign, the Gram matrix
+    the Python one."""
+    keys = [(a * m + 1, b * m - 1, c * m) for a, b, c, m in rows]
+    C = ClassInts(keys)
+    S = C.signs(points)
+    for t, key in enumerate(keys):
+        for j, y in enumerate(points):
+            v = _value(key, y)
+            assert S[t, j] == (v > 0) - (v < 0)
+    G = C.gram()
+    for s, ks in enumerate(keys):
+        for t, kt in enumerate(keys):
+            assert int(G[s, t]) == ks[0] * kt[0] + ks[1] * kt[1]
+
+
+def _scaled(net, factors):
+    """*net* with each first-layer neuron's row and bias multiplied by a positive factor and its
+    outgoing weights divided by it (the rescaling symmetry S2: the same function and the same
+    sign of every neuron at every input, so the same regions)."""
+    W = [[v * f for v in row] for row, f in zip(net.weights[0].to_rows(), factors)]
+    b = [v * f for v, f in zip(net.biases[0], factors)]
+    W2 = [[v / f for v, f in zip(row, factors)] for row in net.weights[1].to_rows()]
+    return Network([W, W2] + [m.to_rows() for m in net.weights[2:]], [b] + list(net.biases[1:]))
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_tiny_float32_like_weights_walk_the_same_regions(seed):
+    """A trained float32 net has weights down to ~1e-45 (the digits classifier's rows are 150-bit
+    integers): its region walk takes FLINT's route and must give the same regions as the same
+    net with small integer rows (first-layer neurons rescaled by 2^-140 times odd factors)."""
+    import random
+    rnd = random.Random(seed)
+    d, n1, n2 = 2, 5, 4
+    W1 = [[rnd.randint(-5, 5) for _ in range(d)] for _ in range(n1)]
+    for row in W1:
+        if not any(row):
+            row[0] = 1
+    net = Network([W1, [[rnd.randint(-3, 3) for _ in range(n1)] for _ in range(n2)],
+                   [[rnd.randint(-3, 3) for _ in range(n2)]]],
+                  [[rnd.randint(-4, 4) for _ in range(n1)], [rnd.randint(-2, 2) for _ in range(n2)],
+                   [0]])
+    tiny = _scaled(net, [Q(2 * rnd.randint(1, 99) + 1, 2 ** 140) for _ in range(n1)])
+    box = ((-3, 3),) * d
+    plain = sorted(r.pattern for r in regions(net, domain=box, progress=False))
+    small = sorted(r.pattern for r in regions(tiny, domain=box, progress=False))
+    assert plain == small and len(plain) == number_of_regions(net, domain=box)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3),
+                          st.integers(0, 140), st.integers(0, 140), st.integers(0, 140)),
+                min_size=1, max_size=6))
+def test_line_arrangements_with_float32_like_exponents_give_the_count(lines):
+    """Lines whose coefficients carry exponents down to 2^-140 (a float32 row of mixed
+    magnitudes: primitive integer keys of ~150 bits, the FLINT route of the signs and the Gram
+    matrix): the walk's count is the arrangement's (Fractions)."""
+    scaled = [(Fraction(a, 2 ** ea), Fraction(b, 2 ** eb), Fraction(c, 2 ** ec))
+              for a, b, c, ea, eb, ec in lines]
+    assert number_of_regions(_net(scaled)) == _arrangement_cells(scaled)
