@@ -15,13 +15,13 @@ equivalence decision.  JSON keys: ``hyperplanes`` (``w``, ``c`` with lead(w) = 1
 from __future__ import annotations
 
 from algebra.io.native import write_atomic
-from algebra.rationals import Q
+from algebra.rationals import Q, to_q
 
 from ..budget import phase
 from ..cli import emit, fail
 from ..recover import NetworkOracle, recover
 from .common import load_network
-from .display import note, number
+from .display import SIGNIFICANT, approx, is_small, note, number
 from .help import TIMEOUT_HELP, describe
 
 __all__ = ["register", "cmd_recover"]
@@ -115,18 +115,51 @@ def _shown_scale(w, c, exact: bool):
     return (list(w), c) if big == 0 else ([x / big for x in w], c / big)
 
 
+def _forms(shown, exact: bool) -> list:
+    """The printed equations of the bends ``w·x + c = 0``, with the significant digits that tell
+    them apart (up to 40, then exact): bends at x = 5 and 5 + 1e-9 both read
+    ``(1)·x0 + (≈ -5.0000) = 0``.
+
+    >>> _forms([([Q(1)], Q(-5)), ([Q(1)], Q(-5000000001, 10 ** 9))], False)
+    ['(1)·x0 + (-5) = 0', '(1)·x0 + (≈ -5.000000001) = 0']
+    """
+    def num(x, k):
+        return number(x, exact) if exact or is_small(x) or k is None else "≈ " + approx(x, k)
+
+    def form(w, c, k):
+        lhs = (" + ".join(f"({num(x, k)})·x{i}" for i, x in enumerate(w) if x != 0)
+               if len(w) <= _SHORT else
+               f"({', '.join(num(x, k) for x in w[:6])}, … ({len(w)} entries; all in "
+               "--json)) . x")
+        return lhs + f" + ({num(c, k)}) = 0"
+    def read(w, c, k):                     # the numbers a reader sees ("≈ -5.0000" is -5)
+        return tuple(to_q(num(x, k).removeprefix("≈ ")) for x in list(w[:_SHORT]) + [c])
+
+    def apart(k):
+        seen = [read(w, c, k) for w, c in shown]
+        return len(set(seen)) == len(seen)
+    k = next((k for k in [None] + list(range(SIGNIFICANT + 1, 41)) if apart(k)), False)
+    if k is False:                         # the same to 40 digits: the exact rationals
+        return [_exact_form(w, c) if len(w) <= _SHORT else form(w, c, 40) for w, c in shown]
+    return [form(w, c, k) for w, c in shown]
+
+
+def _exact_form(w, c) -> str:
+    from algebra.rationals import q_str
+    lhs = " + ".join(f"({q_str(x)})·x{i}" for i, x in enumerate(w) if x != 0)
+    return lhs + f" + ({q_str(c)}) = 0"
+
+
 def _text(rec, data, exact: bool) -> str:
     lines = [f"{len(rec.hyperplanes)} bend hyperplane(s) recovered from {rec.queries} queries "
              "(three-layer-fibers R21)"]
     values = []
-    for (w, c), whole in zip(rec.hyperplanes, rec.first_layer):
-        w, c = _shown_scale(w, c, exact)
+    shown = [_shown_scale(w, c, exact) for w, c in rec.hyperplanes]
+    for w, c in shown:
         values += list(w) + [c]
-        form = (" + ".join(f"({number(x, exact)})·x{i}" for i, x in enumerate(w) if x != 0)
-                if len(w) <= _SHORT else
-                f"({', '.join(number(x, exact) for x in w[:6])}, … ({len(w)} entries; all in "
-                "--json)) . x")
-        lines.append("  " + form + f" + ({number(c, exact)}) = 0   "
+    forms = _forms(shown, exact)
+    for form, whole in zip(forms, rec.first_layer):
+        lines.append("  " + form + "   "
                      + {True: "[a bend at every probe: a whole hyperplane, as a first layer's]",
                         False: "[local piece of a deeper bend]",
                         None: "[not classified]"}[whole])

@@ -125,8 +125,9 @@ def _lerp(ya, yb, a, b, t):
     return tuple(u + (w - u) * (t - a) / (b - a) for u, w in zip(ya, yb))
 
 
-def _breaks(f, p, v, a, b, ya, yb, rng, depth=0) -> list:
-    """Every break of t ↦ f(p + t v) in (a, b) (module docstring, step 1)."""
+def _breaks(f, p, v, a, b, ya, yb, rng, depth=0, radii=None) -> list:
+    """Every break of t ↦ f(p + t v) in (a, b) (module docstring, step 1); with a dict *radii*,
+    the distance at which :func:`_is_break` saw each break's two slopes."""
     if _affine(f, p, v, a, b, ya, yb, rng):
         return []
     if depth >= _MAX_DEPTH:
@@ -143,9 +144,11 @@ def _breaks(f, p, v, a, b, ya, yb, rng, depth=0) -> list:
     if not hit:
         t = (a + b) / 2
         hit = _is_break(f, p, v, t, a, b)
+    if hit and radii is not None:
+        radii[t] = min(t - a, b - t) / _FINE
     yt = f(_on_line(p, v, t))
-    return (_breaks(f, p, v, a, t, ya, yt, rng, depth + 1) + ([t] if hit else [])
-            + _breaks(f, p, v, t, b, yt, yb, rng, depth + 1))
+    return (_breaks(f, p, v, a, t, ya, yt, rng, depth + 1, radii) + ([t] if hit else [])
+            + _breaks(f, p, v, t, b, yt, yb, rng, depth + 1, radii))
 
 
 def _is_break(f, p, v, t, a, b) -> bool:
@@ -311,15 +314,32 @@ def _search(f, d, lines, rng, found, notes) -> None:
             if T > 2 ** 60:
                 break
             T *= 4
+        radii: dict = {}
         try:
-            ts = _breaks(f, p, v, -T, T, ends[1], ends[2], rng)
+            ts = _breaks(f, p, v, -T, T, ends[1], ends[2], rng, radii=radii)
         except _Unconverged as exc:     # (bends at 0 and 1e20 on one line: s52 audit F2)
             raise _Unconverged(f"{exc}; the line was searched over |t| <= {float(T):.3g}" + (
                 ": bends this far apart on one line leave 2^-60 of it too coarse to part the "
                 "near ones" if T > 2 ** 30 else "")) from None
-        for k, t in enumerate(ts):
-            gap = min([abs(t - u) for u in ts[:k] + ts[k + 1:]], default=None)
+        ts = list(ts)
+        pending = [(t, 0, radii.get(t)) for t in ts]
+        while pending:
+            t, level, H = pending.pop(0)
+            gap = min([abs(t - u) for u in ts if u != t], default=None)
             h = _hyperplane_at(f, _on_line(p, v, t), v, gap)
+            if (h is None or h is NO_JUMP) and level < _REFINE:
+                eps = _EPS if gap is None else min(_EPS, gap / 4)
+                H = eps if H is None else (H if gap is None else min(H, gap / 4))
+                seen: dict = {}
+                near = _near_breaks(f, p, v, t, H, rng, seen)
+                if near:
+                    if near != [t]:
+                        ts = sorted(set(ts) - {t} | set(near))
+                        pending.extend((u, level + 1, seen.get(u)) for u in near)
+                        continue
+                if near is not None:        # t alone again, or nothing: look 2^12 closer
+                    pending.append((t, level + 1, H / _FINE))
+                    continue
             if h is NO_JUMP:            # (the coarse test fires beside a bend: s52 audit F1)
                 notes.append(f"no jump at t = {t} up close (the coarse search saw a bend near "
                              "it); skipped")
@@ -329,6 +349,31 @@ def _search(f, d, lines, rng, found, notes) -> None:
                 continue
             w, c, alpha = h
             found.setdefault((w, c), alpha)
+
+
+_REFINE = 4
+"""Rounds of :func:`_near_breaks` at a break whose two sides are not read cleanly."""
+
+
+def _near_breaks(f, p, v, t, H, rng, radii) -> list | None:
+    """The breaks of the line within ``2 H`` of *t*, searched again at that scale (the distances
+    at which it saw their slopes go into *radii*); None when that search does not converge.
+
+    Where bends lie closer together than the line's search could see, the break found is where
+    the outer pieces meet, not a bend (bends at 5 and 5 + 1e-9 in d = 1: the end pieces of an
+    interval meet at 5 + 1.8e-9, f's value there lies on both, and the chord tests of the
+    interval beside it, whose points all lie left of the bends, took it for affine; s52 audit
+    F4): up close the probes read two pieces on one side (a bend within their distance) or one
+    piece on both (the bends lie farther, within the distance at which the coarse search saw the
+    two slopes).  The caller starts with *H* that distance (else the probes'), then 2^12 times
+    closer each round (the chord tests' blind zone at an interval's end is 2^-12 of its
+    length), at most :data:`_REFINE` rounds."""
+    a, b = t - 2 * H, t + 2 * H
+    try:
+        return _breaks(f, p, v, a, b, f(_on_line(p, v, a)), f(_on_line(p, v, b)), rng,
+                       radii=radii)
+    except _Unconverged:
+        return None
 
 
 def _far_bend(f, p, v, T, ends) -> Q | None:
