@@ -94,6 +94,9 @@ class Network:
             raise InputError("a network needs at least one layer")
         if ws[0].ncols == 0:            # (the readers refuse it too; session 39 API audit)
             raise InputError("a network needs at least one input (W1 has 0 columns)")
+        if ws[-1].nrows == 0:           # (the readers refuse it too: every analysis failed on
+            raise InputError(           # one with a bare ValueError; s53 API audit F3)
+                f"a network needs at least one output (W{len(ws)} has 0 rows)")
         if len(ws) != len(bs):
             raise InputError(f"{len(ws)} weight matrices but {len(bs)} bias vectors")
         for l, (w, b) in enumerate(zip(ws, bs), start=1):
@@ -146,6 +149,11 @@ class Network:
             wq.append(None)
             shapes.append((int(N.shape[0]), int(N.shape[1])))
             hints.append((N, D))
+        if shapes[0][1] == 0:
+            raise InputError("a network needs at least one input (W1 has 0 columns)", source)
+        if shapes[-1][0] == 0:
+            raise InputError(f"a network needs at least one output (W{len(shapes)} has 0 rows)",
+                             source)
         for l, (shape, b) in enumerate(zip(shapes, bs), start=1):
             if shape[0] != len(b):
                 raise InputError(f"W{l} has {shape[0]} rows but b{l} has {len(b)} entries",

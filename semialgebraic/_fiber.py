@@ -64,6 +64,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from algebra.network import Network, require_network
 
+from .budget import api_boundary
 from .bottleneck import fiber_bottleneck
 from .equivalence import equivalent
 from .exceptions import BudgetExceededError, NotApplicableError
@@ -144,6 +145,7 @@ class Fiber(Protocol):
         """The fiber as a LaTeX union of components."""
 
 
+@api_boundary
 def fiber(net: Network, *, domain=None, timeout: float | None = None) -> Fiber:
     """Fiber of *net* (dispatcher; see the module docstring).
 

@@ -30,7 +30,7 @@ import time
 from contextlib import contextmanager
 from types import SimpleNamespace
 
-__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "conversion_guard", "conversions_until", "ConversionRefused", "ctrl_c", "signals_after", "answer_kept",
+__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "api_boundary", "alarm_at", "conversion_guard", "conversions_until", "ConversionRefused", "ctrl_c", "signals_after", "answer_kept",
            "ctrl_c_count", "ctrl_c_left", "alarm_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 class _PerThread(threading.local):
@@ -41,6 +41,8 @@ class _PerThread(threading.local):
     def __init__(self):
         self.active: list["Budget"] = []
         self.deadlines: list = []
+        self.api_depth = 0             # public API calls open (:func:`api_boundary`)
+        self.cli = 0                   # open :func:`ctrl_c` blocks (a command is running here)
 
 
 _THREAD = _PerThread()
@@ -168,6 +170,16 @@ class Budget:
 
     def __init__(self, timeout: float | None = None, max_regions: int | None = None, *,
                  clock=time.monotonic):
+        import numbers
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
+                                    or timeout != timeout):
+            from algebra.exceptions import InputError   # (a bare TypeError deep inside: s53 F5)
+            raise InputError(f"timeout must be a number of seconds, got {timeout!r}")
+        if max_regions is not None and (isinstance(max_regions, bool)
+                                        or not isinstance(max_regions, numbers.Integral)
+                                        or max_regions < 0):
+            from algebra.exceptions import InputError
+            raise InputError(f"max_regions must be a count >= 0, got {max_regions!r}")
         self.timeout, self.max_regions = timeout, max_regions
         self.clock = clock
         self.start = clock()
@@ -438,6 +450,19 @@ def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
     return _Alarm(end, what, again)
 
 
+def _importing(frame) -> bool:
+    """Is *frame* (where a signal landed) inside an import?  An exception raised there breaks
+    the import off, and a C extension's module initialisation broken off stays broken for the
+    process: an alarm during highspy's first import (``identifiability(net, timeout=1e-3)``)
+    left every later LP with "ImportError: initialization failed" (s53 API audit F2).  Imports
+    finish (a few tenths of a second the first time), then the alarm fires again."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 class _Alarm:
     """:func:`alarm_at`'s block, a class (not a generator context manager): its ``__exit__``
     is this code, which disarms first.  Signals run between any two bytecodes: with a generator
@@ -463,6 +488,8 @@ class _Alarm:
             # 'Exception ignored in RegionWalk._walk' with a traceback): not replaced (it
             # fires again 0.25 s later if the block is still running)
             return
+        if _importing(frame):
+            return                   # a module being imported: not broken off (fires again)
         self.fired.append(True)
         _ALARMS[0] += 1
         raise BudgetExhausted(f"the budget ran out during {self.what}")
@@ -475,9 +502,18 @@ class _Alarm:
         left, self.outer_again = signal.getitimer(signal.ITIMER_REAL)
         self.outer_end = time.monotonic() + left if left > 0 else None
         end = self.end if self.outer_end is None else min(self.end, self.outer_end)
-        self.old = signal.signal(signal.SIGALRM, self._alarm)
-        self.armed = True
-        signal.setitimer(signal.ITIMER_REAL, max(1e-3, end - time.monotonic()), self.again)
+        self.old = signal.getsignal(signal.SIGALRM)
+        try:
+            signal.signal(signal.SIGALRM, self._alarm)
+            self.armed = True
+            signal.setitimer(signal.ITIMER_REAL, max(1e-3, end - time.monotonic()), self.again)
+        except BaseException:
+            # the alarm (a timeout of 1e-4 s: due 1 ms after setitimer) or a Ctrl-C landed before
+            # the block was entered, so no __exit__ would run: the timer stayed armed, repeating
+            # every 0.25 s, and raised in the caller's own code after the call had returned
+            # (s53 API audit F2); disarmed here, and the stop goes on
+            self.__exit__(None, None, None)
+            raise
         return self.fired
 
     def _cleanup(self):
@@ -595,6 +631,59 @@ def alarm_count() -> int:
     return _ALARMS[0]
 
 
+def api_boundary(fn):
+    """The public API's last guard (``netfibers.diff_bounds``, ``equivalent``, …): a spent
+    budget's :class:`BudgetExhausted` that no partial result inside caught is raised to the
+    caller as the documented :class:`~semialgebraic.exceptions.BudgetExceededError`, never as
+    the internal ``KeyboardInterrupt`` subclass (a notebook's ``except Exception`` missed it and
+    Jupyter showed an interrupted cell: ``diff_bounds(timeout=0.0025)``, s53 API audit F1).  A
+    real Ctrl-C (one seen by :func:`ctrl_c` during the call, or a plain ``KeyboardInterrupt``)
+    goes on as it is.
+
+    >>> @api_boundary
+    ... def spent():
+    ...     raise BudgetExhausted("timeout of 0.01 s reached")
+    >>> try:
+    ...     spent()
+    ... except Exception as exc:
+    ...     print(type(exc).__name__, exc)
+    BudgetExceededError budget exhausted: timeout of 0.01 s reached
+    """
+    @functools.wraps(fn)
+    def guarded(*args, **kwargs):
+        seen, depth = _CTRL_C[0], _THREAD.api_depth
+        _THREAD.api_depth = depth + 1
+        try:
+            return fn(*args, **kwargs)
+        except BudgetExhausted as exc:
+            # only the outermost call of a caller's own (inside another API function or a
+            # command, the enclosing one's handlers turn it into their partial result)
+            if depth or _THREAD.cli or _CTRL_C[0] != seen:
+                raise
+            from .exceptions import BudgetExceededError
+            raise BudgetExceededError(str(exc) or "the budget ran out") from None
+        finally:
+            _THREAD.api_depth = depth
+            if not depth and not _THREAD.cli:
+                _disarm_stray_alarm()
+    return guarded
+
+
+def _disarm_stray_alarm() -> None:
+    """After a public call: an :func:`alarm_at` timer still armed (its block left without its
+    exit: s53 API audit F2, where it fired in the caller's code 0.25 s after the call) is
+    disarmed and its handler put back."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for _ in range(8):                 # (nested blocks: each one's handler back in turn)
+        alarm = getattr(signal.getsignal(signal.SIGALRM), "__self__", None)
+        if not isinstance(alarm, _Alarm):
+            return
+        alarm.armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, alarm.old if alarm.old is not None else signal.SIG_DFL)
+
+
 def ctrl_c_count() -> int:
     """How many Ctrl-Cs :func:`ctrl_c` has seen in this process."""
     return _CTRL_C[0]
@@ -636,6 +725,14 @@ def ctrl_c(grace: float = GRACE):
     >>> signal.getsignal(signal.SIGINT) is before
     True
     """
+    _THREAD.cli += 1                # (a command keeps its own partial reports: api_boundary)
+    try:
+        yield from _ctrl_c_block(grace)
+    finally:
+        _THREAD.cli -= 1
+
+
+def _ctrl_c_block(grace):
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         yield

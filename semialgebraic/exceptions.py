@@ -88,7 +88,8 @@ class UndecidedError(SemialgebraicError, RuntimeError):
         self.reason = reason
 
     def __str__(self) -> str:
-        return f"undecided: {self.reason}"
+        reason = str(self.reason)       # (a Verdict's reason already says so: "undecided:
+        return reason if reason.startswith("undecided") else f"undecided: {reason}"   # undecided:")
 
 
 class BudgetExceededError(SemialgebraicError, TimeoutError):

@@ -327,7 +327,9 @@ def conservation_laws(net: Network, samples, *, max_depth: int = 6, timeout: flo
         Largest bracket depth tried (1 = [X, Y]); depths up to 4 are evaluated on jets at θ,
         deeper ones (small N only) as polynomial vector fields, within *timeout* and 10 s.
     timeout : float, optional
-        Seconds; when reached the interval found so far is returned.
+        Seconds; when reached the interval found so far is returned.  The explicit laws get at
+        least :data:`_LAW_SECONDS` (1 s) to be verified even under a smaller timeout, so that
+        small nets keep their lower bound.
     patience : int
         Consecutive brackets without rank gain before moving to the next depth.
     seed : int

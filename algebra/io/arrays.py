@@ -434,6 +434,11 @@ def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> No
                          source=str(p))
     if not isinstance(net, Network):
         raise InputError(f"cannot write a {type(net).__name__} as weights", source=str(p))
+    if 0 in net.widths:              # (an empty tensor, which every reader refuses: s53 API
+        raise InputError(            # audit F9, a file written that load could not read)
+            f"a hidden layer of width 0 (widths {'-'.join(map(str, net.widths))}: a constant "
+            f"network) has empty weight tensors, which {suffix} readers refuse; write .json",
+            source=str(p))
     np = numpy_or_error()
     tensors = {}
     for l in range(net.depth):
@@ -680,18 +685,21 @@ def _float_array(np, values, shape, dtype, label, ncols, source):
         p_, d_ = int(q.p), int(q.q)
         ok = d_ & (d_ - 1) == 0  # a binary float is a dyadic rational
         f = 0.0
+        double = False
         if ok:
             try:
                 f = p_ / d_  # correctly rounded
-                ok = f.as_integer_ratio() == (p_, d_) and (dtype == "float64" or
-                                                            float(target(f)) == f)
+                double = f.as_integer_ratio() == (p_, d_)
+                ok = double and (dtype == "float64" or float(target(f)) == f)
             except OverflowError:
                 ok = False
         if not ok:
             where = f"{label}[{k // ncols},{k % ncols}]" if ncols else f"{label}[{k}]"
             text = q_str(q)          # (a 5 001-digit number made a 5 kB one-line message)
             text = text if len(text) <= 60 else f"{text[:24]}… ({len(text)} characters)"
-            raise InputError(f"{where} = {text} is not exactly representable as {dtype}",
+            hint = (" (it is a float64: write with dtype='float64', `--dtype float64` in "
+                    "`netfibers convert`)" if double else "")   # (s53 API audit F8)
+            raise InputError(f"{where} = {text} is not exactly representable as {dtype}{hint}",
                              source=source)
         floats.append(f)
     with np.errstate(over="ignore"):

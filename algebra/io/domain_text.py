@@ -112,7 +112,8 @@ def read_domain_data(text: str, option: str = "--box"):
 
 def domain_from_data(data, d: int, source: str, option: str = "--box") -> Domain:
     """A domain from its JSON: ``[[lo, hi], …]`` or ``{"box": [[lo, hi], …], "halfspaces": [{"a":
-    […], "b": b}, …]}`` (``a·x <= b``); a side may be ``null`` (open), ``"box"`` may be left out.
+    […], "b": b}, …]}`` (``a·x <= b``; ``"box": [lo, hi]``, two numbers, is the cube); a side may
+    be ``null`` (open), ``"box"`` may be left out.
     The form netfibers writes (``{"lo": […], "hi": […], "halfspaces": […]}``, optionally
     ``"type": "polyhedron"``: ``Domain.to_json``, ``regions --json``) is read too; any other key
     is an error (a misspelt key must not leave the domain all of R^d).  *source* names the file
@@ -134,6 +135,10 @@ def domain_from_data(data, d: int, source: str, option: str = "--box") -> Domain
     if isinstance(data, dict) and "box" not in data:
         data = {**data, "box": [[None, None]] * d}
     box = data.get("box") if isinstance(data, dict) else data
+    if isinstance(data, dict) and isinstance(box, list) and len(box) == 2 and \
+            not any(isinstance(v, (list, dict)) for v in box):
+        box = [list(box)] * d        # the cube [lo, hi]^d (README's {"box": [lo, hi], …}: it was
+        #                              "an interval is not [lo, hi]" with half-spaces; s53 F8)
     if not isinstance(box, list) or len(box) != d:
         got = f", got {len(box)}" if isinstance(box, list) else ""
         raise InputError(f"{option}: {source}: expected {d} intervals [lo, hi]{got}")

@@ -58,7 +58,7 @@ from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import COMPETITOR, COMPETITOR_BIASES
 from algebra.rationals import Q, q_json
 
-from ..budget import Budget
+from ..budget import Budget, api_boundary
 from ..certificates import absorption_certificate, require_valid, valid_within
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
@@ -76,6 +76,7 @@ __all__ = ["absorbable", "nondegeneracy", "flip_block", "random_block", "random_
 # ----------------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------------
+@api_boundary
 def absorbable(block, *, activation: str | None = None, timeout: float | None = None,
                max_nullity: int = 16, budget: Budget | None = None, verify: bool = True) -> Verdict:
     """Decide whether *block* equals a residual-free block of the same width (skip-absorption R1).

@@ -17,7 +17,7 @@ from algebra.kernel.domains import Domain
 from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json, q_str, to_q
 
-from ..budget import Budget, BudgetExhausted, Progress, alarm_at
+from ..budget import Budget, BudgetExhausted, Progress, alarm_at, api_boundary
 from .align import _WIDE as ALIGN_WIDE, aligned, path_onto
 from .primal import float_candidates, many_candidates, region_search, sampled_candidates
 from .search import PAUSED, Engine, ObjectiveBound, _output_bound, bound_objective
@@ -210,6 +210,7 @@ def domain_point(dom: Domain):
     return tuple(res.point)
 
 
+@api_boundary
 def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
                 budget: Budget | None = None, epsilon=None, verify: bool = True,
                 input_splits: bool | None = None, points=(), copies: bool = False) -> BabResult:
@@ -490,7 +491,9 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
 
     for x in points:                 # given candidates (a point outside the domain is no bound)
         x = tuple(to_q(v) for v in x)
-        if len(x) == d and dom.contains(x):
+        if len(x) != d:              # (one of another length was skipped without a word: s53 F10)
+            raise InputError(f"points: a point has {len(x)} coordinates, the networks {d} inputs")
+        if dom.contains(x):
             propose(x)
 
     with budget.active():            # the bounds' inner loops stop at the deadline
@@ -516,7 +519,11 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             if split_above is not None:  # small near copies: input splits above d kinks
                 split_above, count = d, _kinks
             else:                    # not near copies: the default engine (tightened bounds)
-                engine = Engine(Ws, bs, paired=paired, halfspaces=halfspaces)
+                try:
+                    engine = Engine(Ws, bs, paired=paired, halfspaces=halfspaces)
+                except KeyboardInterrupt:   # (the budget inside its exact set-up: BudgetExhausted
+                    budget.interrupt()      # reached the API's caller, s53 API audit F1)
+                    engine = None
         if split_above is None and input_splits is None:
             split_above = max(d, _PLAIN_SPLIT)   # not near copies (:func:`split_threshold`)
 
@@ -1024,6 +1031,7 @@ def _self_check(cert, outer: Budget):
     return valid_within(cert, outer, _ALARM_AGAIN)
 
 
+@api_boundary
 def epsilon_equivalent(a: Network, b: Network, box, epsilon, *, timeout: float | None = None,
                        budget: Budget | None = None, verify: bool = True, copies: bool = False):
     """Decide ``max_o max_{x in box} |a_o − b_o| <= epsilon`` exactly.

@@ -16,11 +16,13 @@ from __future__ import annotations
 from algebra.exceptions import InputError
 from algebra.network import Network
 
+from ..budget import api_boundary
 from ..verdict import Verdict
 
 __all__ = ["identifiability"]
 
 
+@api_boundary
 def identifiability(net: Network, *, verify: bool = True, trace=None, budget=None,
                     timeout: float | None = None) -> Verdict:
     """Is *net* identifiable up to permutations and positive scalings of its hidden neurons (S1 +

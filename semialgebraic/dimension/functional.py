@@ -64,7 +64,7 @@ from algebra.linalg.gfp import BlockSpan, kernel_rows_mod_p, shrink_kernel_rows_
 from algebra.network import Network, require_network
 from algebra.rationals import Q
 
-from ..budget import Budget, BudgetExhausted, phased
+from ..budget import Budget, BudgetExhausted, api_boundary, phased
 from .one_layer import one_layer_value
 from ..sets import api_domain, normalize_domain
 from ..regions import joint_regions
@@ -223,6 +223,7 @@ EXACT_CALL_CAP = 30.0
 timeout is given; beyond it the modular rank's interval is reported (the reason says which)."""
 
 
+@api_boundary
 def functional_dimension(net: Network, *, domain: Any = None, timeout: float | None = None,
                          max_regions: int | None = 400, samples: int | None = None,
                          seed: int = 0, budget: Budget | None = None, nearby: bool = True,

@@ -21,7 +21,7 @@ from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json
 
 from .. import lp
-from ..budget import Budget, BudgetExhausted, Progress
+from ..budget import Budget, BudgetExhausted, Progress, api_boundary
 from ..exceptions import CertificateError
 from ..regions import joint_regions
 from ..sets import api_domain, interior_point, normalize_domain, tighten
@@ -62,6 +62,7 @@ class Deviation:
                 "method": "region walk"}
 
 
+@api_boundary
 def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = None,
                   max_regions: int | None = None, budget: Budget | None = None,
                   progress: bool | None = None) -> Deviation:

@@ -72,7 +72,7 @@ from algebra.network import Network, require_network
 from algebra.rationals import Q, q_str, to_q
 
 from ..bottleneck import equivalent_bottleneck
-from ..budget import Budget, BudgetExhausted, phase
+from ..budget import Budget, BudgetExhausted, api_boundary, phase
 from ..certificates import (counterexample_certificate, jsonable, on_box_certificate, require_valid,
                             shorter_point, valid_within)
 from ..exceptions import SemialgebraicError, UndecidedError
@@ -88,6 +88,7 @@ __all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent"]
 METHODS = ("auto", "general", "shallow", "bottleneck")
 
 
+@api_boundary
 def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = None,
                timeout: float | None = None, max_regions: int | None = None,
                budget: Budget | None = None, progress: bool | None = None,
@@ -185,6 +186,7 @@ def equal_first(a: Network, b: Network, dom, budget: Budget) -> Verdict | None:
     return replace(v, details={**v.details, "certificate_checked": checked})
 
 
+@api_boundary
 def is_equivalent(a: Network, b: Network, **kw) -> bool:
     """Whether *a* and *b* compute the same function: ``equivalent(a, b, **kw).answer``.
 
@@ -220,6 +222,7 @@ def is_equivalent(a: Network, b: Network, **kw) -> bool:
     return v.answer
 
 
+@api_boundary
 def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: int = 32,
                         seed: int = 0, timeout: float | None = None) -> bool:
     """False if *a* and *b* provably differ (exact evaluation at rational points); True is
@@ -259,6 +262,10 @@ def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: 
     """
     require_network(a, "could_be_equivalent", "a")
     require_network(b, "could_be_equivalent", "b")
+    for name, v in (("samples", samples), ("seed", seed)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or (name == "samples" and v < 0):
+            raise InputError(f"{name} must be a count >= 0, got {v!r}" if name == "samples"
+                             else f"seed must be an integer, got {v!r}")   # (s53 API audit F10)
     if a.signature != b.signature:
         return False
     dom = normalize_domain(api_domain(domain, a.n_inputs), a.n_inputs, polyhedral=True)

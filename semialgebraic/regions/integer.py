@@ -478,15 +478,14 @@ class ClassInts:
         """K as a FLINT ``fmpz_mat`` (rows past int64: products of big integers in C, ~5x
         numpy's object loops on a digits classifier's 150-bit rows), built once."""
         if self._Kz is None:
-            from flint import fmpz_mat
-            self._Kz = fmpz_mat(self._rows())
+            from algebra.linalg.evaluation import IntRows
+            self._Kz = IntRows(self._rows())
         return self._Kz
 
     def _flint_signs(self, cols, block: int = 64):
         """Signs of ``K @ col`` for each of *cols*, by FLINT products of at most *block*
         columns and about 10^7 products (each a short call), the active budget checked between
         them."""
-        from flint import fmpz_mat
         from ..budget import checkpoint
         Kz = self._flint()
         m, k = self._m, len(cols)
@@ -495,19 +494,15 @@ class ClassInts:
         for c0 in range(0, k, block):
             checkpoint()
             part = cols[c0:c0 + block]
-            R = Kz * fmpz_mat(part).transpose()
-            out[:, c0:c0 + len(part)] = np.array([(v > 0) - (v < 0) for v in R.entries()],
-                                                 dtype=np.int64).reshape(m, len(part))
+            out[:, c0:c0 + len(part)] = np.array(Kz.signs(part), dtype=np.int64).reshape(m, len(part))
         return out
 
     def gram(self):
         """``Ka Kaᵀ`` (exact integers), computed once."""
         if self._gram is None:
             if self._K64 is None and self.d and self._m * self._m * self.d <= _FLINT_GRAM:
-                from flint import fmpz_mat
-                Ka = fmpz_mat([row[:self.d] for row in self._rows()])
-                G = Ka * Ka.transpose()         # (one call: bounded by _FLINT_GRAM products)
-                self._gram = np.array([int(v) for v in G.entries()],
+                from algebra.linalg.evaluation import int_gram   # (one FLINT call: bounded by
+                self._gram = np.array(int_gram(self._rows(), self.d),   # _FLINT_GRAM products)
                                       dtype=object).reshape(self._m, self._m)
             else:
                 self._gram = int_matmul(self.Ka, self.Ka.T)

@@ -109,7 +109,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json, to_q
 
-from ..budget import Budget, Progress, alarm_at, checkpoint
+from ..budget import Budget, Progress, alarm_at, api_boundary, checkpoint
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..lp.floatlp import new_highs
@@ -418,6 +418,7 @@ def _polyhedron(net, domain, what: str):
     return polyhedron_of(domain, net.n_inputs)
 
 
+@api_boundary
 def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
                       max_regions: int | None = None, timeout: float | None = None) -> int:
     """Exact number of linear regions of *net* inside *domain*'s interior.

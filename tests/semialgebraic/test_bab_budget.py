@@ -453,3 +453,118 @@ def test_an_alarm_during_a_generator_close_is_not_raised_there():
                 sum(range(1000))
     assert closed >= t + 0.5 and time.monotonic() - t < 2
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+
+
+def test_the_public_api_raises_budget_exceeded_not_the_internal_interrupt():
+    """s53 API audit F1: ``diff_bounds(timeout=0.0025)`` raised the internal BudgetExhausted (a
+    KeyboardInterrupt: a notebook's ``except Exception`` missed it).  At the public boundary it is
+    the documented BudgetExceededError; inside another public call (or a command) it goes on, so
+    the enclosing one keeps its partial result; a real Ctrl-C goes on as it is."""
+    from semialgebraic.budget import api_boundary
+    from semialgebraic.exceptions import BudgetExceededError
+
+    @api_boundary
+    def spent():
+        raise BudgetExhausted("timeout of 0.01 s reached")
+
+    @api_boundary
+    def outer():
+        try:
+            spent()
+        except BudgetExhausted:
+            return "partial"
+
+    @api_boundary
+    def ctrl_c():
+        raise KeyboardInterrupt
+
+    with pytest.raises(BudgetExceededError, match="timeout of 0.01 s reached"):
+        spent()
+    assert outer() == "partial"
+    with pytest.raises(KeyboardInterrupt) as info:
+        ctrl_c()
+    assert not isinstance(info.value, BudgetExhausted)
+
+
+def test_tiny_timeouts_of_the_api_leave_no_alarm_and_raise_no_interrupt():
+    """Planted permuted and rescaled copies and a copy with one weight moved by 1e-9, under
+    timeouts from 0.1 ms to 10 ms: every call returns or raises an ordinary exception, and no
+    alarm is left armed (s53 API audit F2: a timer armed in ``alarm_at``'s ``__enter__`` as the
+    alarm came due was never disarmed and fired in the caller's code 0.25 s later)."""
+    import signal
+    import netfibers as nf
+    a = nf.Network.from_rows([[["3/5", "2/7"], [3, "5/3"], ["8/5", "-9/4"]], [[4, "7/4", "6/7"]]],
+                             [[4, 4, "6/7"], [-3]])
+    p = nf.Network.from_rows([[[3, "5/3"], ["6/5", "4/7"], ["8/5", "-9/4"]], [["7/4", 2, "6/7"]]],
+                             [[4, 8, "6/7"], [-3]])
+    q = nf.Network.from_rows([[["3/5", "2/7"], [3, "5/3"], ["8/5", "-9/4"]],
+                              [[4, Q(7, 4) + Q(1, 10 ** 9), "6/7"]]], [[4, 4, "6/7"], [-3]])
+    calls = [lambda T: nf.diff_bounds(a, q, (-1, 1), timeout=T),
+             lambda T: nf.epsilon_equivalent(a, q, (-1, 1), Q(1, 10 ** 12), timeout=T),
+             lambda T: nf.equivalent(a, p, timeout=T, method="general"),
+             lambda T: nf.could_be_equivalent(a, q, timeout=T),
+             lambda T: nf.max_deviation(a, q, (-1, 1), timeout=T),
+             lambda T: nf.functional_dimension(a, timeout=T),
+             lambda T: nf.identifiability(a, timeout=T)]
+    for T in (1e-4, 1e-3, 3e-3, 1e-2):
+        for call in calls:
+            try:
+                call(T)
+            except Exception:
+                pass
+            assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+            assert getattr(signal.getsignal(signal.SIGALRM), "__self__", None) is None
+
+
+def test_an_alarm_armed_as_it_comes_due_is_disarmed_and_a_stray_one_after_a_call():
+    import signal
+    from semialgebraic import budget as B
+    before = signal.getsignal(signal.SIGALRM)
+    real = B.signal.setitimer
+    calls = []
+
+    def setitimer(which, seconds, interval=0.0):   # the alarm lands right after arming
+        real(which, seconds, interval)
+        if not calls:
+            calls.append(seconds)
+            raise BudgetExhausted("the budget ran out during the work")
+    B.signal.setitimer = setitimer
+    try:
+        with pytest.raises(BudgetExhausted):
+            with B.alarm_at(time.monotonic() + 30, "the work"):
+                pass
+    finally:
+        B.signal.setitimer = real
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before
+    stray = B.alarm_at(time.monotonic() + 30, "the work")   # a block left without its exit
+    stray.__enter__()
+    assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+
+    @B.api_boundary
+    def call():
+        return 1
+    assert call() == 1
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before
+
+
+def test_an_alarm_never_breaks_an_import_off(tmp_path, monkeypatch):
+    """An alarm during highspy's first import left its C module's initialisation broken for the
+    whole process ("ImportError: initialization failed" from every later LP; s53 API audit F2).
+    A module being imported finishes; the alarm fires after."""
+    import importlib
+    import sys
+    from semialgebraic.budget import alarm_at
+    (tmp_path / "slow_module_s53.py").write_text(
+        "import time\nt = time.monotonic()\nwhile time.monotonic() < t + 0.5:\n    pass\nDONE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    t = time.monotonic()
+    with pytest.raises(BudgetExhausted):
+        with alarm_at(t + 0.1, "the work"):
+            mod = importlib.import_module("slow_module_s53")
+            imported = time.monotonic()
+            while True:
+                sum(range(1000))
+    assert mod.DONE and imported >= t + 0.5 and "slow_module_s53" in sys.modules
+    sys.modules.pop("slow_module_s53", None)
