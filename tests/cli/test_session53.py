@@ -1,5 +1,7 @@
 """Session 53: the public API's inputs and budgets (s53 API audit F3-F10)."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,55 @@ def test_conservation_laws_of_a_wide_net_under_a_tiny_timeout_keep_the_rescaling
     pats = [tuple(rng.choice((0, 1)) for _ in range(128)) for _ in range(3)]
     r = nf.conservation_laws(net, pats, timeout=0.01)
     assert r.lower >= 128 and r.upper >= r.lower   # the rescaling laws (R23) of 128 neurons
+
+
+# -- s53 deep audit -----------------------------------------------------------------------------
+
+_TRADE = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [{"weight": [["2", "-1/3", "3", "4"], ["5/4", "-6", "-1/2", "-3"], ["1/4", "-2", "-1", "-3/2"], ["1/2", "-1", "6/7", "-2/5"], ["-5", "1/4", "0", "1"], ["1", "0", "0", "0"]], "bias": ["0", "6/7", "-2/5", "-6", "3/5", "2"]}, {"weight": [["-6/5", "3/5", "5/2", "-6/7", "-3/2", "4"], ["-5/4", "-1", "-2/7", "-1/2", "6/5", "-3"]], "bias": ["4/3", "0"]}, {"weight": [["-2/7", "5/7"], ["5/3", "1"], ["1", "0"], ["2", "-3/4"], ["-3", "1/2"]], "bias": ["-1", "3/7", "4", "-3/2", "3"]}, {"weight": [["5/2", "2/7", "-1", "5/7", "5/2"], ["1/3", "-1/7", "2", "1/4", "-6/7"], ["-3/5", "-3/4", "1/2", "6/7", "-2"]], "bias": ["-5/2", "5/7", "5/2"]}, {"weight": [["5", "0", "0"], ["-1", "1", "5"]], "bias": ["6/5", "-3/2"]}]}
+"""A 4-6-2-5-3-2 net (the deep audit's case 4134): its last first-layer neuron, x0 + 2, is active on
+all of [-2, 2]^4 (three-layer-fibers S4: the linear block's bias can be traded into the next layer)."""
+
+
+def _traded(net: dict) -> dict:
+    """*net* with the always-active neuron's bias raised by 1 and the next layer's biases lowered by
+    its outgoing weights: the same function on [-2, 2]^4, other parameters."""
+    out = json.loads(json.dumps(net))
+    first, second = out["layers"][0], out["layers"][1]
+    first["bias"][5] = str(Q(first["bias"][5]) + 1)
+    second["bias"] = [str(Q(c) - Q(row[5])) for c, row in zip(second["bias"], second["weight"])]
+    return out
+
+
+def test_diff_tries_exact_equality_on_a_cube_where_the_pair_agrees_at_samples(tmp_path, capsys):
+    """s53 deep audit F1: an equal pair too large for the walk (32 hidden neurons in R^4) went to
+    branch and bound alone, which stayed at [0, 116.8] after 20 s; ``equiv`` proves it in 2 s.  A
+    pair that agrees at the sample points now gets exact equality first: [0, 0], exit 0."""
+    from semialgebraic.cli import main
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    pa.write_text(json.dumps(_TRADE))
+    pb.write_text(json.dumps(_traded(_TRADE)))
+    assert main(["diff", str(pa), str(pb), "--box", "-2,2", "--timeout", "60", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["lower"] == data["upper"] == "0" and data["method"].startswith("equality")
+    a, b = nf.load(pa), nf.load(pb)
+    assert a != b and nf.equivalent(a, b, domain=(-2, 2)).answer is True
+
+
+_BUMP_A = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [{"weight": [["1", "1/2"], ["3/2", "-1"], ["2", "-1/2"], ["1", "1"], ["1", "0"], ["-1", "0"], ["0", "1"], ["0", "-1"]], "bias": ["0", "3", "-3", "1", "-1", "1", "1", "-1"]}, {"weight": [["1", "0", "1", "3", "0", "0", "0", "0"], ["1", "-3/7", "0", "-3/2", "0", "0", "0", "0"], ["0", "0", "0", "0", "-1", "-1", "-1", "-1"]], "bias": ["5/3", "-5/4", "1/1000000"]}, {"weight": [["4", "0", "0"], ["5/7", "1", "0"], ["0", "0", "1"]], "bias": ["-5", "1/5", "0"]}, {"weight": [["-5/3", "-5/4", "0"], ["-4", "-5/2", "0"], ["0", "0", "1"]], "bias": ["-3/2", "5", "0"]}, {"weight": [["-1", "3/7", "0"]], "bias": ["-5/4"]}]}
+_BUMP_B = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [{"weight": [["1", "1/2"], ["3/2", "-1"], ["2", "-1/2"], ["1", "1"], ["1", "0"], ["-1", "0"], ["0", "1"], ["0", "-1"]], "bias": ["0", "3", "-3", "1", "-1", "1", "1", "-1"]}, {"weight": [["1", "0", "1", "3", "0", "0", "0", "0"], ["1", "-3/7", "0", "-3/2", "0", "0", "0", "0"], ["0", "0", "0", "0", "-1", "-1", "-1", "-1"]], "bias": ["5/3", "-5/4", "1/1000000"]}, {"weight": [["4", "0", "0"], ["5/7", "1", "0"], ["0", "0", "1"]], "bias": ["-5", "1/5", "0"]}, {"weight": [["-5/3", "-5/4", "0"], ["-4", "-5/2", "0"], ["0", "0", "1"]], "bias": ["-3/2", "5", "0"]}, {"weight": [["-1", "3/7", "3"]], "bias": ["-5/4"]}]}
+
+
+def test_verify_states_the_lower_bound_an_epsilon_refutation_rests_on(tmp_path, capsys):
+    """s53 deep audit F2: ``equiv --epsilon E`` on R^d refuted with a point where |a - b| = 3e-6 > E,
+    and ``verify`` of its certificate stated only "<= 305.55" (the bound on all of R^d, R28), not
+    the lower bound the verdict rests on, which it checks."""
+    from semialgebraic.cli import main
+    pa, pb, cert = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    pa.write_text(json.dumps(_BUMP_A))
+    pb.write_text(json.dumps(_BUMP_B))
+    assert main(["equiv", str(pa), str(pb), "--epsilon", "2999999999999999/1000000000000000000000",
+                 "--certificate", str(cert)]) == 1
+    capsys.readouterr()
+    assert main(["verify", str(cert), "--exact"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("VALID") and "max |a - b| >= 3/1000000 (attained at the point)" in out
