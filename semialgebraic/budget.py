@@ -42,7 +42,7 @@ class _PerThread(threading.local):
         self.active: list["Budget"] = []
         self.deadlines: list = []
         self.api_depth = 0             # public API calls open (:func:`api_boundary`)
-        self.cli = 0                   # open :func:`ctrl_c` blocks (a command is running here)
+        self.commands = 0              # :func:`ctrl_c` blocks open without its SIGINT handler
 
 
 _THREAD = _PerThread()
@@ -638,7 +638,8 @@ def api_boundary(fn):
     the internal ``KeyboardInterrupt`` subclass (a notebook's ``except Exception`` missed it and
     Jupyter showed an interrupted cell: ``diff_bounds(timeout=0.0025)``, s53 API audit F1).  A
     real Ctrl-C (one seen by :func:`ctrl_c` during the call, or a plain ``KeyboardInterrupt``)
-    goes on as it is.
+    goes on as it is, and so does a stop of a budget the caller made active itself
+    (``with budget.active(): …``: the internal protocol, whose handlers are the caller's).
 
     >>> @api_boundary
     ... def spent():
@@ -652,21 +653,33 @@ def api_boundary(fn):
     @functools.wraps(fn)
     def guarded(*args, **kwargs):
         seen, depth = _CTRL_C[0], _THREAD.api_depth
+        owned = bool(_THREAD.active)   # a budget the caller made active: its stops are theirs
         _THREAD.api_depth = depth + 1
         try:
             return fn(*args, **kwargs)
         except BudgetExhausted as exc:
-            # only the outermost call of a caller's own (inside another API function or a
-            # command, the enclosing one's handlers turn it into their partial result)
-            if depth or _THREAD.cli or _CTRL_C[0] != seen:
+            # only the outermost call of a caller's own (inside another API function, a command
+            # or a caller's active budget, the enclosing handlers make their partial result)
+            if depth or owned or _in_command() or _CTRL_C[0] != seen:
                 raise
             from .exceptions import BudgetExceededError
             raise BudgetExceededError(str(exc) or "the budget ran out") from None
         finally:
             _THREAD.api_depth = depth
-            if not depth and not _THREAD.cli:
+            if not depth and not owned and not _in_command():
                 _disarm_stray_alarm()
     return guarded
+
+
+def _in_command() -> bool:
+    """Is a command of the CLI running (its :func:`ctrl_c` handler on SIGINT)?  The state of the
+    handler itself, not a count kept in a ``finally`` that a Ctrl-C can skip (a test's Ctrl-C
+    there left one behind, and later API calls of that process raised the internal interrupt)."""
+    if _THREAD.commands:               # (a command where SIGINT is ignored, or off the main thread)
+        return True
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return bool(getattr(signal.getsignal(signal.SIGINT), "netfibers_command", False))
 
 
 def _disarm_stray_alarm() -> None:
@@ -725,17 +738,13 @@ def ctrl_c(grace: float = GRACE):
     >>> signal.getsignal(signal.SIGINT) is before
     True
     """
-    _THREAD.cli += 1                # (a command keeps its own partial reports: api_boundary)
-    try:
-        yield from _ctrl_c_block(grace)
-    finally:
-        _THREAD.cli -= 1
-
-
-def _ctrl_c_block(grace):
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        yield
+        _THREAD.commands += 1          # (no Ctrl-C reaches here to skip the finally)
+        try:
+            yield
+        finally:
+            _THREAD.commands -= 1
         return
     left = threading.Event()
 
@@ -757,6 +766,7 @@ def _ctrl_c_block(grace):
         threading.Thread(target=_watchdog, name="netfibers-ctrl-c", daemon=True).start()
         raise KeyboardInterrupt
 
+    _first.netfibers_command = True    # (a command runs here: api_boundary leaves its stops be)
     old = signal.signal(signal.SIGINT, _first)
     _OPEN.append((left, old))
     try:

@@ -568,3 +568,26 @@ def test_an_alarm_never_breaks_an_import_off(tmp_path, monkeypatch):
                 sum(range(1000))
     assert mod.DONE and imported >= t + 0.5 and "slow_module_s53" in sys.modules
     sys.modules.pop("slow_module_s53", None)
+
+
+def test_a_command_is_told_by_its_handler_and_a_callers_budget_by_being_active():
+    """api_boundary leaves a stop be inside a command (its ``ctrl_c`` handler on SIGINT: a count
+    kept in a ``finally`` was left at 1 by a test's Ctrl-C there, and later API calls of that
+    pytest worker raised the internal interrupt) and inside a budget the caller made active."""
+    from semialgebraic.budget import Budget, _in_command, api_boundary, ctrl_c
+    from semialgebraic.exceptions import BudgetExceededError
+
+    @api_boundary
+    def spent():
+        raise BudgetExhausted("timeout of 1 s reached")
+    assert not _in_command()
+    with ctrl_c(grace=5):
+        assert _in_command()
+        with pytest.raises(BudgetExhausted):
+            spent()
+    assert not _in_command()
+    with Budget(timeout=1).active(), pytest.raises(BudgetExhausted) as info:
+        spent()
+    assert not isinstance(info.value, BudgetExceededError)
+    with pytest.raises(BudgetExceededError):
+        spent()
