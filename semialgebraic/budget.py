@@ -180,7 +180,9 @@ class Budget:
                                         or max_regions < 0):
             from algebra.exceptions import InputError
             raise InputError(f"max_regions must be a count >= 0, got {max_regions!r}")
-        self.timeout, self.max_regions = timeout, max_regions
+        if timeout is not None and timeout > 1e9:
+            timeout = None               # (inf, 1e300: no deadline; an alarm that far raised a
+        self.timeout, self.max_regions = timeout, max_regions   # bare OverflowError: s53 F3)
         self.clock = clock
         self.start = clock()
         self.regions = 0

@@ -490,6 +490,8 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
         return max((v[0][0] for v in found.values() if v), default=None)
 
     for x in points:                 # given candidates (a point outside the domain is no bound)
+        if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__"):
+            raise InputError(f"points: each point is a sequence of {d} coordinates, got {x!r}")
         x = tuple(to_q(v) for v in x)
         if len(x) != d:              # (one of another length was skipped without a word: s53 F10)
             raise InputError(f"points: a point has {len(x)} coordinates, the networks {d} inputs")

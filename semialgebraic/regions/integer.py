@@ -340,7 +340,7 @@ class ClassInts:
     """
 
     __slots__ = ("_K", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
-                 "_norms_f", "_sq", "_m", "_Kz")
+                 "_norms_f", "_sq", "_m", "_Kz", "_Kf_shift")
 
     def __init__(self, keys, arr=None):
         keys = list(keys)
@@ -376,6 +376,7 @@ class ClassInts:
         self._norms = None
         self._Kf = None
         self._norms_f = None
+        self._Kf_shift = None
         self._sq = {}
 
     @property
@@ -397,6 +398,7 @@ class ClassInts:
         """Drop what only the region's own exact work uses (Gram matrix, float copies, norms),
         keeping the rows for the neighbour proofs of other regions (memory)."""
         self._gram = self._norms = self._Kf = self._norms_f = self._kl = self._Kz = None
+        self._Kf_shift = None
         self._sq = {}
         if self._K64 is not None:
             self._K = None
@@ -409,11 +411,28 @@ class ClassInts:
 
     @property
     def Kf(self):
-        """Float copy of K (for float guesses only; may hold ±inf for huge rows)."""
+        """Float copy of K (for float guesses only), each row past 2^500 divided by a power of
+        two, ``2^Kf_shift[t]`` (the same hyperplane; ``float()`` of a row past 1e308 raised
+        OverflowError: a 1-5-3-1 net of 25-digit rationals, s53 delta audit F2)."""
         if self._Kf is None:
-            self._Kf = self._K64.astype(float) if self._K64 is not None else \
-                np.array([float(v) for v in self.K.flat], dtype=float).reshape(self.K.shape)
+            if self._K64 is not None:
+                self._Kf, self._Kf_shift = self._K64.astype(float), np.zeros(self._m, dtype=np.int64)
+            else:
+                rows, shifts = [], []
+                for row in self._rows():
+                    top = max((abs(int(v)) for v in row), default=0).bit_length()
+                    sh = max(0, top - 500)
+                    shifts.append(sh)
+                    rows.append([int(v) / (1 << sh) if sh else float(v) for v in row])
+                self._Kf = np.array(rows, dtype=float).reshape(self._m, self.d + 1)
+                self._Kf_shift = np.array(shifts, dtype=np.int64)
         return self._Kf
+
+    @property
+    def Kf_shift(self):
+        """The power of two each row of :attr:`Kf` was divided by."""
+        self.Kf
+        return self._Kf_shift
 
     @property
     def norms_f(self):

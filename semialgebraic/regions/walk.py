@@ -1220,15 +1220,16 @@ class _Engine:
             ratio = np.where(slopes > 0, vals / np.where(slopes > 0, slopes, 1.0), np.inf)
         ratio[[st[1] for st in steps], np.arange(len(steps))] = np.inf
         best = ratio.min(axis=0)
+        shift = kints.Kf_shift           # (rows past 2^500 scaled: the step's own row too)
         firsts = []
-        for (_, _, _, a, y), r in zip(steps, best.tolist()):
+        for (_, t, _, a, y), r in zip(steps, best.tolist()):
             if r == np.inf:
                 eps = Q(1)
             elif r > 0 and np.isfinite(r):
-                e = int(np.floor(np.log2(r / 2)))
-                eps = Q(2) ** e if e >= 0 else Q(1, 2 ** min(-e, 1000))
-            else:
-                eps = Q(1, 2 ** 40)
+                e = int(np.floor(np.log2(r / 2))) - int(shift[t])
+                eps = Q(2) ** e if e >= 0 else Q(1, 2 ** min(-e, 4000))
+            else:                        # (no float guess: small against the step's length)
+                eps = Q(1, 2 ** (40 + max(abs(v) for v in a).numerator.bit_length()))
             firsts.append((eps, tuple(u - eps * v for u, v in zip(y, a))))
         # candidate patterns from a float forward pass; a candidate that passes the exact
         # proof IS the pattern at y2 (its consistent formulas hold with its own signs there,
