@@ -677,8 +677,8 @@ def _in_command() -> bool:
     """Is a command of the CLI running (its :func:`ctrl_c` handler on SIGINT)?  The state of the
     handler itself, not a count kept in a ``finally`` that a Ctrl-C can skip (a test's Ctrl-C
     there left one behind, and later API calls of that process raised the internal interrupt)."""
-    if _THREAD.commands:               # (a command where SIGINT is ignored, or off the main thread)
-        return True
+    if _THREAD.commands or _CTRL_C[0]:  # (a command where SIGINT is ignored, or off the main
+        return True                     # thread; or one after its Ctrl-C, SIGINT's own back)
     if threading.current_thread() is not threading.main_thread():
         return False
     return bool(getattr(signal.getsignal(signal.SIGINT), "netfibers_command", False))
