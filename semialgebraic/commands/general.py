@@ -401,9 +401,9 @@ def _small(a, b) -> bool:
 
 
 def _agree_at_samples(a, b, dom, budget: Budget) -> bool:
-    """Do *a* and *b* agree at a few exact sample points of *dom* (corners, centre, random
-    points: :func:`~semialgebraic.equivalence.could_be_equivalent`, at most 2 s or a tenth of
-    what is left)?  Then exact equality is worth its share of the budget even on a pair too
+    """Do *a* and *b* agree at a few exact sample points of *dom* (corners, centre, 8 random
+    points: :func:`~semialgebraic.equivalence.refutation.refute_random`, at most 2 s or a tenth
+    of what is left; out of time: no)?  Then exact equality is worth its share of the budget even on a pair too
     large for the walk (a 4-6-2-5-3-2 pair, a bias traded into the next layer: [0, 116.8] after
     20 s that ``equiv`` proves in 2 s; s53 deep audit F1); a near copy differs at once."""
     from ..budget import alarm_at
