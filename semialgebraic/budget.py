@@ -674,14 +674,18 @@ def api_boundary(fn):
 
 
 def _in_command() -> bool:
-    """Is a command of the CLI running (its :func:`ctrl_c` handler on SIGINT)?  The state of the
-    handler itself, not a count kept in a ``finally`` that a Ctrl-C can skip (a test's Ctrl-C
-    there left one behind, and later API calls of that process raised the internal interrupt)."""
-    if _THREAD.commands or _CTRL_C[0]:  # (a command where SIGINT is ignored, or off the main
-        return True                     # thread; or one after its Ctrl-C, SIGINT's own back)
+    """Is a command of the CLI running (its :func:`ctrl_c` block open)?  The blocks' own record,
+    which :func:`ctrl_c_left` empties even after a Ctrl-C cut an exit short, not a count kept in
+    a ``finally`` that a Ctrl-C can skip (a test's Ctrl-C there left one behind, and later API
+    calls of that process raised the internal interrupt); nor the Ctrl-C count of the process
+    (a test's ``note_ctrl_c`` made every later API call of a pytest worker a command)."""
+    if _THREAD.commands:               # (a command where SIGINT is ignored, or off the main thread)
+        return True
     if threading.current_thread() is not threading.main_thread():
         return False
-    return bool(getattr(signal.getsignal(signal.SIGINT), "netfibers_command", False))
+    # its ctrl_c block open (also after its Ctrl-C, SIGINT's own handler back; cli.main leaves
+    # every block it left open: ctrl_c_left), or its handler on SIGINT
+    return bool(_OPEN) or bool(getattr(signal.getsignal(signal.SIGINT), "netfibers_command", False))
 
 
 def _disarm_stray_alarm() -> None:
