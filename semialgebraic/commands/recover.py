@@ -123,7 +123,9 @@ def _forms(shown, exact: bool) -> list:
     >>> _forms([([Q(1)], Q(-5)), ([Q(1)], Q(-5000000001, 10 ** 9))], False)
     ['(1)·x0 + (-5) = 0', '(1)·x0 + (≈ -5.000000001) = 0']
     """
-    def num(x, k):
+    def num(x, k):                         # (k: significant digits, None: the usual, 0: exact)
+        if k == 0:
+            return number(x, True)
         return number(x, exact) if exact or is_small(x) or k is None else "≈ " + approx(x, k)
 
     def form(w, c, k):
@@ -133,21 +135,16 @@ def _forms(shown, exact: bool) -> list:
                "--json)) . x")
         return lhs + f" + ({num(c, k)}) = 0"
     def read(w, c, k):                     # the numbers a reader sees ("≈ -5.0000" is -5)
-        return tuple(to_q(num(x, k).removeprefix("≈ ")) for x in list(w[:_SHORT]) + [c])
+        return tuple(to_q(num(x, k).removeprefix("≈ "))
+                     for x in list(w if len(w) <= _SHORT else w[:6]) + [c])
 
     def apart(k):
         seen = [read(w, c, k) for w, c in shown]
         return len(set(seen)) == len(seen)
     k = next((k for k in [None] + list(range(SIGNIFICANT + 1, 41)) if apart(k)), False)
     if k is False:                         # the same to 40 digits: the exact rationals
-        return [_exact_form(w, c) if len(w) <= _SHORT else form(w, c, 40) for w, c in shown]
+        return [form(w, c, 0) for w, c in shown]
     return [form(w, c, k) for w, c in shown]
-
-
-def _exact_form(w, c) -> str:
-    from algebra.rationals import q_str
-    lhs = " + ".join(f"({q_str(x)})·x{i}" for i, x in enumerate(w) if x != 0)
-    return lhs + f" + ({q_str(c)}) = 0"
 
 
 def _text(rec, data, exact: bool) -> str:
