@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 import operator
 import re
+import threading
+from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
 
@@ -29,6 +31,9 @@ __all__ = [
     "Q",
     "flint_threads",
     "MAX_DIGITS",
+    "CERTIFICATE_DIGITS",
+    "digit_limit",
+    "to_q_derived",
     "to_q",
     "to_q_vector",
     "from_float",
@@ -46,7 +51,36 @@ Q = fmpq
 """The scalar type of netfibers (``flint.fmpq``)."""
 
 MAX_DIGITS = 10_000
-"""Largest number of digits (and largest decimal exponent) accepted by :func:`to_q`."""
+"""Largest number of digits (and largest decimal exponent) accepted by :func:`to_q` (outside
+:func:`digit_limit`)."""
+
+CERTIFICATE_DIGITS = 1_000_000
+"""The limit inside a certificate check (:func:`semialgebraic.verify.verify`): exact values
+derived from weights of at most :data:`MAX_DIGITS` digits can be longer (a difference a − b at a
+point of an 8-60x5-1 pair with 12-digit weights times 10^±25 has 20 000-digit terms, and its
+own check called it malformed: s54).  FLINT reads a million digits in milliseconds."""
+
+_LIMITS = threading.local()
+
+
+def _max_digits() -> int:
+    return getattr(_LIMITS, "digits", MAX_DIGITS)
+
+
+@contextmanager
+def digit_limit(digits: int):
+    """Inside the block (this thread), :func:`to_q` accepts numbers of up to *digits* digits.
+
+    >>> with digit_limit(CERTIFICATE_DIGITS):
+    ...     len(str(to_q("1" * 20_000)))
+    20000
+    """
+    old = _max_digits()
+    _LIMITS.digits = int(digits)
+    try:
+        yield
+    finally:
+        _LIMITS.digits = old
 
 _DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$", re.ASCII)
 _RATIO = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$", re.ASCII)
@@ -147,9 +181,33 @@ _LIMIT = 10 ** MAX_DIGITS
 
 
 def _check_digits(n: int, shown: object) -> None:
-    """Refuse integers with more than :data:`MAX_DIGITS` decimal digits."""
-    if n.bit_length() > 33_000 and abs(n) >= _LIMIT:  # 10**10000 has 33220 bits
-        raise ParseError(f"<integer of {n.bit_length()} bits>", f"more than {MAX_DIGITS} digits")
+    """Refuse integers with more than :data:`MAX_DIGITS` decimal digits (or the limit of an
+    enclosing :func:`digit_limit`)."""
+    if n.bit_length() > 33_000:            # 10**10000 has 33220 bits
+        limit = _max_digits()
+        if abs(n) >= (_LIMIT if limit == MAX_DIGITS else _power_of_ten(limit)):
+            raise ParseError(f"<integer of {n.bit_length()} bits>", f"more than {limit} digits")
+
+
+def to_q_derived(x: object) -> fmpq:
+    """:func:`to_q` of a number netfibers derived itself (a certificate's or a report's value,
+    read back to be printed or compared): the limit :data:`CERTIFICATE_DIGITS`, not the inputs'
+    :data:`MAX_DIGITS` (``equiv`` of networks with 4 900-digit weights ended "more than 10000
+    characters", exit 2, printing its own counterexample: s54)."""
+    if isinstance(x, fmpq):
+        return x
+    with digit_limit(CERTIFICATE_DIGITS):
+        return to_q(x)
+
+
+_POWERS: dict = {}
+
+
+def _power_of_ten(k: int) -> int:
+    if k not in _POWERS:
+        _POWERS.clear()
+        _POWERS[k] = 10 ** k
+    return _POWERS[k]
 
 
 _CANONICAL = re.compile(r"(-?[0-9]{1,300})(?:/([0-9]{1,300}))?")  # what q_str writes
@@ -173,17 +231,18 @@ def _parse_str(s: str) -> fmpq:
         n = int(sgn + whole + frac)
         return fmpq(n, 10 ** e) if e >= 0 else fmpq(n * 10 ** (-e))
     t = s.strip()
+    limit = _max_digits()
     if not t:
         raise ParseError(s, "empty string is not a number")
-    if len(t) > MAX_DIGITS + 32:
-        raise ParseError(s, f"more than {MAX_DIGITS} characters")
+    if len(t) > limit + 32:
+        raise ParseError(s, f"more than {limit} characters")
     low = t.lower().lstrip("+-")
     if low in {"nan", "inf", "infinity", "snan"}:
         raise ParseError(s, "NaN and infinities have no exact value")
     m = _RATIO.match(t)
     if m:
-        if max(len(m.group(1).lstrip("+-")), len(m.group(2).lstrip("+-"))) > MAX_DIGITS:
-            raise ParseError(s, f"more than {MAX_DIGITS} digits")
+        if max(len(m.group(1).lstrip("+-")), len(m.group(2).lstrip("+-"))) > limit:
+            raise ParseError(s, f"more than {limit} digits")
         p, q = fmpz(m.group(1).lstrip("+")), fmpz(m.group(2).lstrip("+"))  # no str->int limit
         if q == 0:
             raise ParseError(s, "zero denominator")
@@ -192,13 +251,13 @@ def _parse_str(s: str) -> fmpq:
     if not m or not (m.group(2) or m.group(3)):
         raise ParseError(s, "not a number (expected an integer, 'p/q' or a decimal like 0.125)")
     sgn, whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "", m.group(4)
-    if len(whole) + len(frac) > MAX_DIGITS:
-        raise ParseError(s, f"more than {MAX_DIGITS} digits")
+    if len(whole) + len(frac) > limit:
+        raise ParseError(s, f"more than {limit} digits")
     if exp and len(exp.lstrip("+-")) > 6:
-        raise ParseError(s, f"exponent larger than {MAX_DIGITS}")
+        raise ParseError(s, f"exponent larger than {limit}")
     e = int(exp) if exp else 0
-    if abs(e) > MAX_DIGITS:
-        raise ParseError(s, f"exponent larger than {MAX_DIGITS}")
+    if abs(e) > limit:
+        raise ParseError(s, f"exponent larger than {limit}")
     digits = fmpz(whole + frac) if (whole + frac) else fmpz(0)
     e -= len(frac)
     value = fmpq(digits) * fmpq(10) ** e if e >= 0 else fmpq(digits, 10 ** (-e))

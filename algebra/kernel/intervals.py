@@ -15,7 +15,7 @@ from .domains import Domain
 __all__ = ["interval_bounds", "input_box", "merged_lower", "relu_box"]
 
 
-def interval_bounds(Ws, bs, d, lo_hi, start=None):
+def interval_bounds(Ws, bs, d, lo_hi, start=None, check=None):
     """Exact bounds ``(lo, hi)`` (``None`` = unbounded) of every pre-activation over the domain.
 
     Parameters
@@ -32,6 +32,9 @@ def interval_bounds(Ws, bs, d, lo_hi, start=None):
     start : list of (lo, hi), optional
         The bounds of the pre-activations of the layer before ``Ws[0]``: the layers continue a
         network whose earlier bounds are known (*d* and *lo_hi* are then not used).
+    check : callable, optional
+        Called between layers and between blocks of rows (a caller's budget; a layer of
+        10^5-bit rationals is seconds of FLINT work that no signal stops).
 
     Returns
     -------
@@ -48,7 +51,9 @@ def interval_bounds(Ws, bs, d, lo_hi, start=None):
     out = []
     for l in range(len(Ws)):
         guard_conversion(_entries(Ws[l]), f"layer {l + 1}'s exact interval bounds")   # (a
-        layer = interval_image(Ws[l], box, bs[l])      # 4096 x 4096 layer: 25 s, no check: s49)
+        if check is not None:                          # (a caller's budget, between blocks
+            check()                                    # of rows: :func:`interval_image`)
+        layer = interval_image(Ws[l], box, bs[l], check)   # 4096 x 4096 layer: 25 s, no check: s49)
         out.append(layer)
         box = relu_box(layer)
     return out

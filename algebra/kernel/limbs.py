@@ -38,6 +38,10 @@ MAX_TERMS = 256
 ONE_THREAD = 1 << 18
 
 
+def _nothing():
+    return None
+
+
 class LimbArith:
     """Exact arithmetic on limb arrays of one base ``2^B``, fixed by the largest inner dimension
     *width* of the products to come.
@@ -53,8 +57,12 @@ class LimbArith:
     ([[1152921504606846976, -1, 0]], True)
     """
 
-    def __init__(self, np, width: int):
+    def __init__(self, np, width: int, check=None):
+        """*check* (or None: nothing) is called between limbs in the loops whose length grows
+        with the size of the integers (a caller's budget: the kernel knows none; a split of
+        10^5-bit integers ran minutes, s53 delta audit F1)."""
         self.np = np
+        self.check = check if check is not None else _nothing
         self.B = _limb_bits(max(int(width), 1))
         if self.B < 8:
             raise ValueError(f"inner dimension {width} too large for float64 limbs")
@@ -70,12 +78,13 @@ class LimbArith:
             hi = max(int(a.max()), -int(a.min()))
             if hi.bit_length() <= 62:
                 a = a.astype(self.np.int64)
-        return _split_limbs(self.np, a, self.B)
+        return _split_limbs(self.np, a, self.B, self.check)
 
     def ints(self, x: list):
         """The integers of a limb array, as a numpy object array (Python integers)."""
         value = x[-1].astype(object)
         for h in reversed(x[:-1]):
+            self.check()
             value = (value << self.B) + h.astype(object)
         return value
 
@@ -117,6 +126,7 @@ class LimbArith:
             return self._by_chunks(x, lambda part: self.mul(part, y))
         acc = [None] * (len(x) + len(y) - 1)
         for i, a in enumerate(x):
+            self.check()
             for j, b in enumerate(y):
                 p = a * b
                 acc[i + j] = p if acc[i + j] is None else acc[i + j] + p
@@ -149,6 +159,7 @@ class LimbArith:
         for i, h in enumerate(x):
             if not h.any():
                 continue
+            self.check()
             hf = h.astype(np.float64)
             if rows <= per:
                 P = (hf @ Yf).astype(np.int64)

@@ -220,13 +220,20 @@ def _digits(t: int, B: int) -> list[int]:
     return out
 
 
-def _split_limbs(np, a, B: int) -> list:
+def _split_limbs(np, a, B: int, check=None) -> list:
     """Limbs ``[l_0, …, l_top]`` (int64) with ``a = Σ l_k 2**(B k)``, ``0 <= l_k < 2**B`` below
-    the top and ``-2**B <= l_top < 2**B``."""
+    the top and ``-2**B <= l_top < 2**B``.  *check* (or None) is called before each limb: on
+    integers of 10^5 bits (rationals of 12 digits times 10^±25 over one common denominator)
+    each of thousands of limbs shifts the whole array, minutes in numpy's C loops, where no
+    signal stops it (s53 delta audit F1: ``diff --timeout 20`` ran 232 s)."""
     mask = (1 << B) - 1
     hi = max(int(a.max()), -int(a.min())) if a.size else 0
     n = max(1, -(-hi.bit_length() // B))  # |a| < 2**(B n)
-    limbs = [((a >> (B * k)) & mask).astype(np.int64) for k in range(n - 1)]
+    limbs = []
+    for k in range(n - 1):
+        if check is not None:
+            check()
+        limbs.append(((a >> (B * k)) & mask).astype(np.int64))
     limbs.append((a >> (B * (n - 1))).astype(np.int64))
     return limbs
 

@@ -52,7 +52,13 @@ class IntegerImage:
         return QMatrix._from_rep((L._rep * self._num) * fmpq(1, self._den))
 
 
-def interval_image(rows: Sequence[Sequence[fmpq]], box: Sequence[tuple], offset: Sequence[fmpq]) -> list[tuple]:
+_BLOCK = 1 << 18
+"""Products of 64-bit words per block of rows of :func:`interval_image` under a check (60 rows
+of 60 entries against a box of 3 400 words took 2.1 s: ~170 ns a word product)."""
+
+
+def interval_image(rows: Sequence[Sequence[fmpq]], box: Sequence[tuple], offset: Sequence[fmpq],
+                   check=None) -> list[tuple]:
     """Exact bounds ``(lo, hi)`` of every ``rows[i] · x + offset[i]`` over the box
     ``∏_k [box[k][0], box[k][1]]`` (``None`` = unbounded, in the box and in the result).
 
@@ -60,12 +66,32 @@ def interval_image(rows: Sequence[Sequence[fmpq]], box: Sequence[tuple], offset:
     (unbounded sides replaced by 0); a row is then unbounded below (above) exactly when it has a
     positive (negative) weight on a coordinate unbounded below and so on.
 
+    With *check* (a caller's budget: called between blocks, ``algebra`` knows none), the rows go
+    in blocks of about :data:`_BLOCK` products of 64-bit words (about 0.05 s; the sizes read from
+    the box and the first row): one FLINT call on 60 rows against a box of 10^5-bit rationals
+    took 2 s, and no signal stops it (s54).
+
     >>> interval_image([[1, -2], [0, 3]], [(0, 1), (-1, None)], [5, 0])
     [(None, 8), (-3, None)]
     """
     n = len(rows)
     if n == 0:
         return []
+    if check is not None and n > 1 and box:
+        words = lambda v: 1 + (v.p.bit_length() + v.q.bit_length()) // 64     # noqa: E731
+        bx = max(words(to_q(v)) for pair in box for v in pair if v is not None) if any(
+            v is not None for pair in box for v in pair) else 1
+        bw = max(words(to_q(v)) for v in rows[0]) if len(rows[0]) else 1
+        # a row's sum over sides of distinct denominators carries all of them (40 rows against
+        # 30 sides of distinct 40 000-bit denominators: 30 s)
+        dens = len({to_q(v).q for pair in box for v in pair if v is not None})
+        size = max(1, _BLOCK // (len(box) * bx * bw * min(max(dens, 1), len(box))))
+        if size < n:
+            out = []
+            for start in range(0, n, size):
+                check()
+                out.extend(interval_image(rows[start:start + size], box, offset[start:start + size]))
+            return out
     c = len(box)
     if c == 0:
         return [(to_q(v), to_q(v)) for v in offset]

@@ -60,7 +60,7 @@ def node_intervals(Ws, bs, box, splits):
     out, cur = [], list(box)
     L = len(Ws)
     for l in range(L):
-        layer = interval_image(Ws[l], cur, bs[l])
+        layer = interval_image(Ws[l], cur, bs[l], checkpoint)
         if l < L - 1:
             layer = list(layer)
             for j in range(len(layer)):

@@ -81,7 +81,7 @@ class IntLayers:
         self.L = len(Ws)
         self.Nrows, self.den, self.bnum, self.bden = [], [], [], []
         widths = [1] + [len(W) for W in Ws] + [len(W[0]) for W in Ws if W]
-        self.arith = LimbArith(np, max(widths))
+        self.arith = LimbArith(np, max(widths), checkpoint)
         self._limbs, self._right, self._boxes = [], [], None
         for W, b in zip(Ws, bs):        # (a checkpoint between the steps: a 100-1000-10
             checkpoint()                # pair of large common denominators takes seconds)

@@ -41,7 +41,7 @@ from ..exceptions import NonGenericError
 from ..shallow import analysis_shallow
 from ..symmetry_graph import graph_to_json
 from ..verify import verify
-from algebra.rationals import to_q
+from algebra.rationals import to_q, to_q_derived
 
 from . import display
 from .bottleneck import Timeout, component_label, deadline, identifiability_text, structure_text
@@ -168,7 +168,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               f"{(ve.certificate or {}).get('type')} certificate verified: {okc}"]
     if vp is not None:
         x = (vp.certificate or {}).get("x")
-        xs = display.point([to_q(t) for t in x], exact) if x is not None else "none"
+        xs = display.point([to_q_derived(t) for t in x], exact) if x is not None else "none"
         lines.append(f"copy with one switching weight multiplied by 1 + 1/10^6: equivalent = "
                      f"{vp.answer}; counterexample x = {xs}, verified: {okp}")
     return data, lines, ve.certificate
@@ -280,7 +280,7 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
               f"copy with hidden neurons permuted and rescaled (S1, S2): equivalent = {ve.answer} "
               f"({ve.method}; {(ve.certificate or {}).get('type')} certificate verified: {okc})",
               f"copy with the output bias moved by 1/10^6: equivalent = {vp.answer}; "
-              f"counterexample x = {display.point([to_q(t) for t in x], exact) if x else 'none'}, "
+              f"counterexample x = {display.point([to_q_derived(t) for t in x], exact) if x else 'none'}, "
               f"verified: {okp}"]
     return data, lines, ve.certificate
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from algebra.rationals import Q, q_str, to_q
+from algebra.rationals import Q, q_str, to_q_derived as to_q   # (its numbers are netfibers' own)
 
 from ..verdict import reader_hypotheses
 

@@ -39,7 +39,7 @@ from dataclasses import replace
 from algebra.exceptions import AlgebraError, InputError
 from algebra.kernel import box_input_map, compose_input_map, compose_slice_map
 from algebra.kernel.domains import Domain
-from algebra.rationals import Q, q_str, to_q
+from algebra.rationals import Q, q_str, to_q, to_q_derived
 
 from ..budget import Budget, answer_kept
 from ..exceptions import SemialgebraicError
@@ -225,8 +225,8 @@ def cmd_equiv(args) -> int:
                 if "decided_by" in v.details else ""
             pt = v.details.get("point")
             if v.answer is False and v.method == "branch and bound" and pt is not None:
-                pt, o = [to_q(t) for t in pt], v.details.get("output")
-                gap = to_q(v.details["lower"]) if v.details.get("lower") not in (None, "inf") else None
+                pt, o = [to_q_derived(t) for t in pt], v.details.get("output")
+                gap = to_q_derived(v.details["lower"]) if v.details.get("lower") not in (None, "inf") else None
                 note = (f"\n  x = {display.point(pt, args.exact)}"
                         + ("" if gap is None else f"\n  |a_{o}(x) - b_{o}(x)| = {display.number(gap, args.exact)}")
                         + note + display.note(pt + ([] if gap is None else [gap]), args.exact))
@@ -276,9 +276,9 @@ def equiv_text(v, exact: bool = False) -> str:
         reason = reason[len(word) + 2:]
     text = f"{word} ({decided_by(v)}): {reason}"
     if is_cx:
-        x = [to_q(t) for t in cert["x"]]
-        ax = [to_q(t) for t in cert.get("a_x", ())]
-        bx = [to_q(t) for t in cert.get("b_x", ())]
+        x = [to_q_derived(t) for t in cert["x"]]
+        ax = [to_q_derived(t) for t in cert.get("a_x", ())]
+        bx = [to_q_derived(t) for t in cert.get("b_x", ())]
         lines = [f"  x = {display.point(x, exact)}"]
         for o, (u, w) in enumerate(zip(ax, bx)):
             if u != w or len(ax) <= 4:

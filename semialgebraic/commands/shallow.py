@@ -420,6 +420,14 @@ def _malformed(exc) -> str:
 
 
 def cmd_verify(args) -> int:
+    from algebra.rationals import CERTIFICATE_DIGITS, digit_limit
+    # the certificate's exact values, derived from the weights, can be longer than the weights'
+    # own digit limit: read (checked, compared, printed) with the checker's (s54)
+    with digit_limit(CERTIFICATE_DIGITS):
+        return _cmd_verify(args)
+
+
+def _cmd_verify(args) -> int:
     start = time.monotonic()                   # reading CERT counts too
     eps = None
     if getattr(args, "epsilon", None) is not None:

@@ -69,6 +69,7 @@ from algebra.kernel import input_box, interval_bounds, merged_lower, parameter_o
 from algebra.network import Network
 from algebra.rationals import Q
 
+from ..budget import checkpoint
 from .trades import opposite_rows, opposite_trade, trade_vectors
 from .upper import cancel_vectors, proportional_groups, same_mask_vectors
 
@@ -97,7 +98,7 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
     [['scale', 0, 0], ['scale', 0, 1], ['scale', 0, 2], ['split_out', 0, [0, 1]], ['dead', 0, 2]]
     """
     Ws = [w.to_rows() for w in net.weights]
-    bounds = interval_bounds(Ws, [list(c) for c in net.biases], net.n_inputs, dom)
+    bounds = interval_bounds(Ws, [list(c) for c in net.biases], net.n_inputs, dom, check=checkpoint)
     entries: list = []
     last = None                             # the opposite pairs' trade (module docstring)
     room = max_block_entries

@@ -77,7 +77,7 @@ def simplify(net: Network, *, domain: Any = None) -> tuple[Network, dict]:
     changed = True
     while changed:
         changed = False
-        bounds = interval_bounds(Ws, bs, net.n_inputs, dom)
+        bounds = interval_bounds(Ws, bs, net.n_inputs, dom, check=checkpoint)
         for l in range(len(Ws) - 1):
             drop = []
             for i in range(len(Ws[l])):
@@ -149,7 +149,7 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
     dom = normalize_domain(domain, net.n_inputs, polyhedral=True)
     guard_conversion(net.n_parameters, "the exact interval bounds' rows")   # (17 M: 6 s, s49)
     return interval_bounds([w.to_rows() for w in net.weights], [list(b) for b in net.biases],
-                            net.n_inputs, dom)
+                            net.n_inputs, dom, check=checkpoint)
 
 
 def reduced_difference(a: Network, b: Network, *, domain: Any = None,
@@ -222,7 +222,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     def bounds_upto(l):
         if len(cache) <= l:
             cache.extend(interval_bounds(Ws[len(cache):l + 1], bs[len(cache):l + 1], a.n_inputs, dom,
-                                         start=cache[-1] if cache else None))
+                                         start=cache[-1] if cache else None, check=checkpoint))
         return cache
 
     tried: set = set()                 # dead_cover attempts that failed (not repeated)
@@ -340,7 +340,7 @@ def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network
     bs = [list(v) for v in net.biases]
     done: list[int] = []
     while len(Ws) > 1:
-        bounds = interval_bounds(Ws[:-1], bs[:-1], net.n_inputs, dom)     # hidden layers
+        bounds = interval_bounds(Ws[:-1], bs[:-1], net.n_inputs, dom, check=checkpoint)   # hidden layers
         for l in range(len(Ws) - 1):
             if all((lo is not None and lo >= 0) or (hi is not None and hi <= 0) for lo, hi in bounds[l]):
                 Ws, bs = contract_layer(Ws, bs, l, net.n_inputs, dom, bounds[l])

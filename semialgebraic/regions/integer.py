@@ -77,13 +77,19 @@ def int_matmul(A, B, row_bound=None, big=False):
     is below 2^63 (*row_bound*: that row sum, when known), Python integers otherwise (at once
     when *big*: the caller's bound already says int64 may overflow)."""
     if A.size and B.size:
+        rb = mb = None
         if not big:
             rb = _row_bound(A) if row_bound is None else row_bound
             mb = _max_abs(B)
             if rb * mb <= _LIMIT and rb <= _LIMIT and mb <= _LIMIT:   # (each factor: a zero one)
                 return A.astype(np.int64) @ B.astype(np.int64)
-        if A.shape[0] * A.shape[1] * B.shape[1] > _FLINT_FROM:
-            return _flint_matmul(A, B)
+        # the work: products times their size (a product of two 10^5-bit integers costs about
+        # 1 000 of two 128-bit ones; 60 x 60 x 9 of them in numpy's object loop, where signals
+        # are held, ran minutes past a 5 s budget: s54, a net of 12-digit weights times 10^±25)
+        bits = (_max_abs(A) if rb is None else rb).bit_length() + (_max_abs(B) if mb is None else mb).bit_length()
+        per = A.shape[1] * B.shape[1] * max(1, bits // 128)
+        if A.shape[0] * per > _FLINT_FROM:
+            return _flint_matmul(A, B, max(1, min(64, _FLINT_FROM // per)))
     from ..budget import signals_after
     with signals_after():       # (an exception raised inside numpy's object matmul loop at an
         return _as_object(A) @ _as_object(B)    # element's first product frees the element
@@ -91,9 +97,10 @@ def int_matmul(A, B, row_bound=None, big=False):
 
 
 _FLINT_FROM = 10 ** 6
-"""Past this many products, big-integer matrix products go to FLINT's fmpz_mat in blocks of
-rows (numpy's object arrays took 48 s for one 1 034 x 785 Gram matrix of the first region of a
-784-1024-10 net, in one call no budget could stop)."""
+"""Past this many products (each counted once per 128 bits of its factors), big-integer matrix
+products go to FLINT's fmpz_mat in blocks of rows of about this much work each (numpy's object
+arrays took 48 s for one 1 034 x 785 Gram matrix of the first region of a 784-1024-10 net, in
+one call no budget could stop)."""
 
 
 _FLINT_GRAM = 10 ** 7

@@ -19,6 +19,7 @@ import importlib
 from typing import Any
 
 from algebra.exceptions import InexactInputError, InputError, ParseError
+from algebra.rationals import CERTIFICATE_DIGITS, digit_limit
 
 __all__ = ["verify", "verify_part", "CHECKERS", "check_inputs_match", "resolve_sidecar"]
 
@@ -74,8 +75,9 @@ def verify(cert: Any) -> tuple[bool, str]:
     if not isinstance(kind, str) or kind not in CHECKERS:
         raise InputError(f"unknown certificate type {kind!r} (known: {', '.join(sorted(CHECKERS))})")
     module = importlib.import_module(f"{__name__}.{CHECKERS[kind]}")
-    try:
-        return module.check(cert)
+    try:                             # (exact values derived from weights can be longer than
+        with digit_limit(CERTIFICATE_DIGITS):        # the weights' own limit: s54)
+            return module.check(cert)
     except InputError:
         raise
     except (ParseError, InexactInputError) as exc:   # a number that is not one: malformed
@@ -95,24 +97,29 @@ def verify_part(cert: Any, part) -> tuple[bool, str]:
     in turn."""
     if not isinstance(cert, dict) or cert.get("type") not in ("bab_cover", "region_cover", "bab_bound"):
         raise InputError("only bab_bound, bab_cover and region_cover certificates split into parts")
-    from . import bab_bound, bab_cover, region_cover_parts
     try:
-        if cert["type"] == "bab_bound":
-            return bab_bound.check_part(cert, part)
-        if cert["type"] == "region_cover":
-            if part == "cover":
-                return region_cover_parts.check_cover(cert)
-            if not (isinstance(part, (list, tuple)) and len(part) == 2
-                    and all(type(v) is int for v in part)):
-                raise InputError(f"unknown part {part!r}")
-            return region_cover_parts.check_regions(cert, *part)
-        if part == "geometry":
-            return bab_cover.check_geometry(cert)
-        if type(part) is not int:
-            raise InputError(f"unknown part {part!r}")
-        return bab_cover.check_cell(cert, part)
+        with digit_limit(CERTIFICATE_DIGITS):
+            return _verify_part(cert, part)
     except (ParseError, InexactInputError) as exc:
         raise InputError(f"malformed certificate: {exc}") from None
+
+
+def _verify_part(cert, part):
+    from . import bab_bound, bab_cover, region_cover_parts
+    if cert["type"] == "bab_bound":
+        return bab_bound.check_part(cert, part)
+    if cert["type"] == "region_cover":
+        if part == "cover":
+            return region_cover_parts.check_cover(cert)
+        if not (isinstance(part, (list, tuple)) and len(part) == 2
+                and all(type(v) is int for v in part)):
+            raise InputError(f"unknown part {part!r}")
+        return region_cover_parts.check_regions(cert, *part)
+    if part == "geometry":
+        return bab_cover.check_geometry(cert)
+    if type(part) is not int:
+        raise InputError(f"unknown part {part!r}")
+    return bab_cover.check_cell(cert, part)
 
 
 def resolve_sidecar(cert: Any, path) -> Any:
