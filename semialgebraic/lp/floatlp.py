@@ -251,7 +251,10 @@ def guess_and_verify(G_lt, h_lt, G_le, h_le, hint=None):
     if not (np.all(np.isfinite(A_lt)) and np.all(np.isfinite(A_le))):
         return None
     if m_lt:
-        w = np.linalg.norm(A_lt, axis=1)
+        with np.errstate(over="ignore"):        # (rows near 1e200: their squares overflow)
+            w = np.linalg.norm(A_lt, axis=1)
+        if not np.all(np.isfinite(w)):
+            return None                         # no float guess: the exact method decides
         w[w == 0] = 1.0
         G = np.vstack([np.c_[A_lt, w], np.c_[A_le, np.zeros(m_le)]])
         cost = np.r_[np.zeros(k), 1.0]

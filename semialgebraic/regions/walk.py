@@ -719,6 +719,16 @@ budget checked between blocks (numpy's integer product has no BLAS: the first re
 a 4000-4000-1 net, 6.4e10 of them, ran minutes past --timeout 5 in one call)."""
 
 
+def _guess(v) -> float:
+    """``float(v)`` for a float guess, ±inf past float64's range (a point 10^400 away: "integer
+    division result too large for a float", exit 4, s53 delta audit); the guesses that meet an
+    infinity are dropped (the exact proofs decide)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+
+
 def _int64_product(W, F):
     """``W @ F`` of int64 arrays (no entry can overflow: the caller's bound), by row blocks of
     about :data:`_CHUNK_WORK` multiply-adds with :func:`checkpoint` between them.
@@ -1212,11 +1222,11 @@ class _Engine:
         # largest step keeping every other class positive, guessed in floats (halved, rounded
         # down to a power of two): the exact proof below decides, smaller steps otherwise
         Kf = kints.Kf
-        Y = np.array([[float(u) for u in st[4]] for st in steps])
+        Y = np.array([[_guess(u) for u in st[4]] for st in steps])
         Adir = Kf[[st[1] for st in steps], :d]          # the steps' directions (keys)
-        vals = Kf[:, :d] @ Y.T + Kf[:, d:]
-        slopes = Kf[:, :d] @ Adir.T
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(all="ignore"):       # (a coordinate past 1e308: inf, no guess)
+            vals = Kf[:, :d] @ Y.T + Kf[:, d:]
+            slopes = Kf[:, :d] @ Adir.T
             ratio = np.where(slopes > 0, vals / np.where(slopes > 0, slopes, 1.0), np.inf)
         ratio[[st[1] for st in steps], np.arange(len(steps))] = np.inf
         best = ratio.min(axis=0)
@@ -1264,13 +1274,14 @@ class _Engine:
         import numpy as np
         if self._float_layers is None:
             self._float_layers = [
-                (np.array([[float(v) for v in row] for row in W.to_rows()], dtype=float),
-                 np.array([float(v) for v in b], dtype=float))
+                (np.array([[_guess(v) for v in row] for row in W.to_rows()], dtype=float),
+                 np.array([_guess(v) for v in b], dtype=float))
                 for W, b in (self.net.layer(l) for l in range(self.net.depth - 1))]
-        H = np.array([[float(v) for v in y] for y in points], dtype=float)
+        H = np.array([[_guess(v) for v in y] for y in points], dtype=float)
         signs = []
         for W, b in self._float_layers:
-            Z = H @ W.T + b
+            with np.errstate(all="ignore"):    # (an infinite guess: dropped below)
+                Z = H @ W.T + b
             if not np.all(np.isfinite(Z)):
                 return [None] * len(points)
             signs.append(np.sign(Z).astype(int))
@@ -1289,6 +1300,17 @@ class _Engine:
             if self._proves(pattern, q, y, y2, record):
                 return q, y2
             eps /= 4
+        # the float guess can be off by more than 4^tries where the weights span 10^±50 and the
+        # point's coordinates 10^20 (its values cancel in floats: a first step 10^74 long, the
+        # region across far thinner; s53 delta audit, 5 of 340 random nets): any step that
+        # proves will do, so the exponent now doubles (2^-800, 2^-1600, … 2^-409600)
+        for k in range(10):
+            checkpoint()
+            e = eps / Q(2) ** (800 << k)
+            y2 = tuple(u - e * v for u, v in zip(y, a))
+            q = self.pattern_at(y2)
+            if self._proves(pattern, q, y, y2, record):
+                return q, y2
         raise CertificateError("regions", f"could not step across facet {cls} of region {pattern}")
 
 

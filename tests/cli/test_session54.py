@@ -4,6 +4,7 @@ splitting, and certificates whose exact values are longer than the weights' digi
 import json
 import random
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -206,3 +207,34 @@ def test_exact_masks_checks_the_budget_between_blocks_of_points():
     assert _rows_times(H, M) == H @ M
     with Budget(timeout=0).active(), pytest.raises(BudgetExhausted):
         _rows_times(H, M)
+
+
+def _wide_range_case(key):
+    from fractions import Fraction
+
+    from algebra.network import Network
+    data = json.loads((Path(__file__).resolve().parents[1] / "cases" / "wide_range_walks.json").read_text())[key]
+    net = Network.from_rows([[[Fraction(v) for v in r] for r in L] for L in data["weights"]],
+                            [[Fraction(v) for v in L] for L in data["biases"]])
+    return net, data["domain"], data["regions"]
+
+
+@pytest.mark.parametrize("key", ["2_5", "3_33", "3_37"])
+def test_the_walk_steps_across_facets_of_nets_whose_weights_span_10_to_the_50(key):
+    """s53 delta audit F2: random nets with weights of mixed scales (10^±20..10^±50) on R^d
+    ended "could not step across facet", exit 4: the float guess of the first step cancelled
+    (a step 10^74 long) and 200 quarterings did not reach the region across.  The step's
+    exponent now doubles after them.  The counts are the auditor's exact oracle's."""
+    from semialgebraic import number_of_regions
+    net, domain, count = _wide_range_case(key)
+    assert number_of_regions(net, domain=domain, timeout=120) == count
+
+
+@pytest.mark.slow
+def test_the_walk_takes_points_past_float64s_range():
+    """s53 delta audit: a walk on R^4 whose points reach 10^400 ended "OverflowError: integer
+    division result too large for a float" (the float guesses); such a guess is now dropped
+    and the exact proofs decide.  867 is the walk's certified count (no oracle reached it)."""
+    from semialgebraic import number_of_regions
+    net, domain, count = _wide_range_case("4_14")
+    assert number_of_regions(net, domain=domain, timeout=300) == count == 867
