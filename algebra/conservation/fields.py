@@ -131,6 +131,9 @@ def _normalize(net: Network, samples) -> tuple[Sample, ...]:
         if len(s.pattern) != net.n_hidden:
             raise DimensionMismatchError("pattern", len(s.pattern), f"{net.n_hidden} hidden neurons")
         if s.points is not None:
+            if not s.points:          # (a matrix-shape error from deep inside before: s53)
+                raise InputError(f"samples: the pattern {list(s.pattern)} has no points; give "
+                                 "at least one, or None for its whole field space")
             mask = [v > 0 for v in s.pattern]
             for x in s.points:
                 if len(x) != net.n_inputs:

@@ -238,3 +238,13 @@ def test_the_walk_takes_points_past_float64s_range():
     from semialgebraic import number_of_regions
     net, domain, count = _wide_range_case("4_14")
     assert number_of_regions(net, domain=domain, timeout=300) == count == 867
+
+
+def test_a_pattern_with_no_points_is_an_input_error():
+    """s53 API audit (left open): ``{pattern: []}`` ended in "matmul: incompatible shapes"."""
+    from algebra.exceptions import InputError
+    import netfibers as nf
+    net = nf.Network.from_rows([[[1, 2], [3, -1]], [[1, -1]]], [[0, 1], [0]])
+    with pytest.raises(InputError, match="has no points"):
+        nf.conservation_laws(net, {(1, 1): []})
+    assert nf.conservation_laws(net, {(1, 1): None}).number_of_laws == 3
