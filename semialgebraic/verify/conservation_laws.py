@@ -8,7 +8,7 @@ Schema (version 1; built by :func:`semialgebraic.certificates.conservation_laws_
      "schema_version": 1, "netfibers_version": "<str, informational>",
      "claim": "lower <= number of independent conservation laws ... <= upper (...)",
      "network": <network>,                                 # θ
-     "samples": [{"pattern": [s_1, ...],                   # one entry per hidden neuron, > 0 active
+     "samples": [{"pattern": [s_1, ...],                   # per hidden neuron -1, 0 or 1 (1 active)
                   "points": null | [[x_1, ...], ...],     # null: the region (x symbolic)
                   "witness": [x_1, ...]}, ...],           # optional, points null: a point of it
      "laws": [{"name": "...", "polynomial": "<a polynomial in the parameter names>"}, ...],
@@ -270,8 +270,9 @@ def _samples(data, net) -> list:
                              "(and a region sample's 'witness')")
         pat = s["pattern"]
         if (not isinstance(pat, list) or len(pat) != n
-                or any(not isinstance(v, int) or isinstance(v, bool) for v in pat)):
-            raise InputError(f"certificate[samples][{k}][pattern] must be {n} integers")
+                or any(not isinstance(v, int) or isinstance(v, bool) or v not in (-1, 0, 1)
+                       for v in pat)):       # (as conservation_laws reads a pattern: s53 F4)
+            raise InputError(f"certificate[samples][{k}][pattern] must be {n} entries -1, 0 or 1")
         masks, j = [], 0
         for w in net.hidden_widths:
             masks.append([1 if v > 0 else 0 for v in pat[j:j + w]])
