@@ -322,7 +322,7 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
             note = "" if checked else ("\n  certificate not re-checked in-process (budget)"
                                        + (f": run `netfibers verify {args.certificate}`"
                                           if args.certificate else ""))
-            emit(args, data, with_domain(data, f"max |a - b| <= {q_str(eps)} (a and b are equal on the "
+            emit(args, data, with_domain(data, f"max |a - b| <= {_eps_text(args, eps)} (a and b are equal on the "
                                                f"domain, {same.method}: {same.reason})" + note + line,
                                          dom, args.exact))
             return 0
@@ -347,9 +347,9 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
         if answer is None:
             pass
         elif answer is True:
-            text = f"max |a - b| <= {q_str(eps)} ({data['method']}, certified: upper bound {_num(r.upper, args)})"
+            text = f"max |a - b| <= {_eps_text(args, eps)} ({data['method']}, certified: upper bound {_num(r.upper, args)})"
         elif answer is False:
-            text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = "
+            text = (f"max |a - b| > {_eps_text(args, eps)}: |a_{r.output} - b_{r.output}| = "
                     f"{display.number_above(r.lower, eps, getattr(args, 'exact', False))} at "
                     f"x = {display.point(r.point, args.exact)}")
             if r.unbounded:
@@ -368,6 +368,16 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
 
 def _num(q, args) -> str:
     return display.number(q, getattr(args, "exact", False))
+
+
+def _eps_text(args, eps) -> str:
+    """ε exact when short (``1/1000``) or with --exact; else as the user typed it (``1e-300``:
+    the 303 characters of 1/10^300 were printed, s54), or as a decimal when that is long too."""
+    text = q_str(eps)
+    if getattr(args, "exact", False) or len(text) <= 40:
+        return text
+    typed = str(getattr(args, "epsilon", "")).strip()
+    return typed if 0 < len(typed) <= 40 else display.number(eps)
 
 
 def _upper(r, args) -> str:

@@ -248,3 +248,16 @@ def test_a_pattern_with_no_points_is_an_input_error():
     with pytest.raises(InputError, match="has no points"):
         nf.conservation_laws(net, {(1, 1): []})
     assert nf.conservation_laws(net, {(1, 1): None}).number_of_laws == 3
+
+
+def test_a_long_epsilon_is_echoed_as_typed(capsys):
+    """s54: ``equiv --epsilon 1e-300`` printed ε as the 303 characters of 1/10^300; a short
+    exact ε (1/1000) is still printed exactly, and --exact prints it whole."""
+    from semialgebraic.cli import main
+    net = str(Path(__file__).resolve().parents[2] / "algebra" / "examples" / "t1_masked.json")
+    assert main(["equiv", net, net, "--box", "0,1", "--epsilon", "1e-300"]) == 0
+    assert capsys.readouterr().out.startswith("max |a - b| <= 1e-300 (a and b are equal")
+    assert main(["equiv", net, net, "--box", "0,1", "--epsilon", "0.001"]) == 0
+    assert capsys.readouterr().out.startswith("max |a - b| <= 1/1000 (")
+    assert main(["equiv", net, net, "--box", "0,1", "--epsilon", "1e-300", "--exact"]) == 0
+    assert capsys.readouterr().out.startswith("max |a - b| <= 1/1" + "0" * 300 + " (")
