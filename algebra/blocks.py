@@ -108,8 +108,8 @@ class IntegerArray:
     def canonical(self) -> "IntegerArray":
         """``N' / den'`` with den' the least common denominator of the entries (unique)."""
         if self._canonical is None:
-            import numpy as np
-            g = math.gcd(int(np.gcd.reduce(self.N, axis=None)), self.den)
+            from .linalg.evaluation import array_gcd
+            g = math.gcd(array_gcd(self.N), self.den)
             self._canonical = self if g == 1 else IntegerArray(self.N // g, self.den // g)
         return self._canonical
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from algebra.blocks import Block
 from algebra.exceptions import InputError
+from algebra.linalg.evaluation import row_gcds
 from algebra.linalg import PRIME, QMatrix
 from algebra.linalg.gfp import matmul_mod_p, rank_mod_p, residues_array
 from algebra.rationals import Q, lead, q_json, sign
@@ -138,7 +139,7 @@ def _classes_from_views(act: str, up, down) -> tuple | None:
     lead_val = U[np.arange(live.size), nonzero[live].argmax(axis=1)]
     sgn = np.sign(lead_val)
     if act == "relu":
-        g = np.gcd.reduce(U, axis=1)
+        g = row_gcds(U)
         keys = U // (g * sgn)[:, None]                      # exact: g divides the row
         scale, den = np.abs(lead_val), up.den * down.den
     else:

@@ -22,6 +22,7 @@ import math
 import random
 from dataclasses import dataclass, field
 
+from algebra.linalg.evaluation import row_gcds
 from algebra.linalg import PRIME, QMatrix, is_prime, matmul_mod_p
 from algebra.linalg.gfp import kernel_free_mod_p, residues_array
 from algebra.rationals import Q
@@ -332,7 +333,7 @@ def degenerate_units(w_up: QMatrix, w_down: QMatrix, dcols: int):
     pair = None
     if idx.size > 1:
         R = N[idx]
-        g = np.gcd.reduce(R, axis=1)
+        g = row_gcds(R)
         lead = R[np.arange(R.shape[0]), np.argmax(R[:, :dcols] != 0, axis=1)]
         keys = R // (g * np.sign(lead))[:, None]          # exact: g divides every entry
         _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)

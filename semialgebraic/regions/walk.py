@@ -105,6 +105,7 @@ from typing import Sequence
 import numpy as np
 
 from algebra.exceptions import DimensionMismatchError, InputError
+from algebra.linalg.evaluation import row_gcds
 from algebra.linalg import QMatrix
 from algebra.network import Network, require_network
 from algebra.rationals import Q, q_json, to_q
@@ -646,7 +647,7 @@ class _Forms:
         prim = None
         if active:
             Ha = H[act]
-            g = np.gcd.reduce(Ha, axis=1)
+            g = row_gcds(Ha)
             prim = Ha // g[:, None]
             keys = list(map(tuple, prim.tolist()))
             g = g.tolist()

@@ -12,6 +12,7 @@ import math
 from algebra.blocks import Block
 from algebra.exceptions import InputError
 from algebra.io.native import parse_number
+from algebra.linalg.evaluation import row_gcds
 from algebra.linalg import QMatrix, nmod_rank
 from algebra.linalg.gfp import residues_array
 from algebra.rationals import Q
@@ -175,7 +176,7 @@ def _nondegenerate_views(up, down):
     U, nonzero = U[:k], nonzero[:k]
     if k:
         lead_sign = np.sign(U[np.arange(k), nonzero.argmax(axis=1)])
-        prim = U // (np.gcd.reduce(np.abs(U), axis=1) * lead_sign)[:, None]   # exact division
+        prim = U // (row_gcds(np.abs(U)) * lead_sign)[:, None]   # exact division
         _, where, back = np.unique(prim, axis=0, return_index=True, return_inverse=True)
         again = np.flatnonzero(where[np.ravel(back)] < np.arange(k))
         if again.size:
