@@ -370,7 +370,31 @@ EXACT_RANK_DIRECT = 1024
 (400 random matrices up to 40 x 40: 0.34 s through the minor against 0.15 s direct)."""
 
 
-def exact_rank(matrix: QMatrix, p: int = PRIME_61) -> int:
+def _integer_rows(matrix: QMatrix, check):
+    """N = a positive multiple of each row of *matrix*, integral (each block of rows over its own
+    least common denominator: the same rank, the same row spaces), *check* called between blocks.
+    Without *check*, one common denominator (one FLINT call).  The 30 x 1 080 Jacobian rows of a
+    4-30-30 net with 1 000-digit weights: one common denominator 11.9 s that no signal stops,
+    row by row 1.6 s (s54)."""
+    if check is None:
+        return matrix.numer_denom()[0]
+    import time
+    n, c = matrix.nrows, matrix.ncols
+    cap = max(1, (1 << 12) // max(1, c))
+    rows: list = []
+    r0, step = 0, 1                  # one row first; blocks double while they take < 10 ms
+    while r0 < n:                    # (a block's common denominator carries all its rows')
+        check()
+        t = time.perf_counter()
+        block, _ = matrix.take_rows(range(r0, min(n, r0 + step))).numer_denom()
+        rows.extend(block.tolist())
+        r0 += step
+        if time.perf_counter() - t < 0.01:
+            step = min(cap, 2 * step)
+    return fmpz_mat(rows)
+
+
+def exact_rank(matrix: QMatrix, p: int = PRIME_61, check=None) -> int:
     """The exact rank over Q of *matrix*, through a maximal minor found mod *p*: with N = D ·
     matrix integral, r = rank of N mod p, J the pivot columns of its echelon form and I rows
     where N[I, J] is invertible mod p (so det N[I, J] != 0: rank >= r), the rank is exactly r
@@ -379,7 +403,8 @@ def exact_rank(matrix: QMatrix, p: int = PRIME_61) -> int:
     integer product; when it does not (p divides every maximal minor: unlikely for p = 2^61 −
     1) the full elimination over Q decides.  Rows far more numerous than the rank are where it
     pays: 3 128 x 1 751 Jacobian rows of rank 336 (a 16-60-60-8 net on 23 regions of a ball)
-    in 8.4 s where ``matrix.rank()`` took 18.3 s.
+    in 8.4 s where ``matrix.rank()`` took 18.3 s.  With *check* (a caller's budget), N scales
+    each block of rows by its own denominator, *check* called between blocks (:func:`_integer_rows`).
 
     >>> exact_rank(QMatrix.from_rows([[1, "1/2", 0], [2, 1, 0], [0, "1/3", 1], [1, "5/6", 1]]))
     2
@@ -391,7 +416,7 @@ def exact_rank(matrix: QMatrix, p: int = PRIME_61) -> int:
         return 0
     if n * c <= EXACT_RANK_DIRECT:            # small: one elimination is cheaper than the steps
         return matrix.rank()
-    num, _ = matrix.numer_denom()
+    num = _integer_rows(matrix, check)        # (rows scaled apart under a caller's *check*)
     R, r = nmod_mat(num, p).rref()
     if r == 0 or r == min(n, c):
         return r if r else matrix.rank()      # (r = 0: N is 0 mod p, perhaps not over Z)
