@@ -277,9 +277,31 @@ def in_sentence(text: str, exact: bool = False) -> str:
     """
     if exact:
         return text
+    text = _UNEQUAL.sub(_apart_in_sentence, text)
     text = _FRACTION.sub(lambda m: m.group(1) if is_small(m.group(1)) else "≈" + approx(m.group(1)),
                          text)
     return in_text(text)
+
+
+_UNEQUAL = re.compile(r"(?<![\w/.])(-?\d+(?:/\d+)?) != (-?\d+(?:/\d+)?)(?![\w/.])")
+
+
+def _apart_in_sentence(m) -> str:
+    """``u != w`` of a checker's sentence with the digits that tell them apart (each rounded
+    alone, a BROKEN symmetry_path said "(≈-1.5638e50 != ≈-1.5638e50)": s54 audit F5).
+
+    >>> in_sentence("at W1[2,0] (-156380000000000000000000000001/3 != -156380000000000000000000000002/3)")
+    'at W1[2,0] (≈-52126666666666666666666666667.0 != ≈-52126666666666666666666666667.3)'
+    """
+    u, w = m.group(1), m.group(2)
+    if is_small(u) and is_small(w):
+        return m.group(0)
+    su, sw = apart(u, w)
+    if su.startswith("≈") and sw.startswith("≈"):
+        return f"{su.replace('≈ ', '≈')} != {sw.replace('≈ ', '≈')}"
+    if "(the same to 40 digits)" in sw:
+        return f"{su.replace('≈ ', '≈')} != {sw.replace('≈ ', '≈')}"
+    return f"≈{approx(u)} != ≈{approx(w)} (the same to 40 digits)"     # (apart: exact, long)
 
 
 def text_needs_note(texts, exact: bool = False) -> bool:

@@ -282,3 +282,16 @@ def test_exact_rank_with_rows_scaled_apart_is_the_same_rank(seed):
     calls = []
     assert exact_rank(M, check=lambda: calls.append(1)) == exact_rank(M) == M.rank() == min(n, r)
     assert calls
+
+
+def test_two_unequal_long_numbers_in_a_sentence_are_told_apart():
+    """s54 audit F5: ``verify``'s BROKEN symmetry_path said "(≈-1.5638e50 != ≈-1.5638e50)"."""
+    from algebra.rationals import Q
+    from semialgebraic.commands.display import in_sentence
+    a = Q(-15638) * Q(10) ** 46 + Q(1, 3)
+    far = in_sentence(f"at W1[2,0] ({a} != {a * (1 + Q(1, 10 ** 5000))})")
+    assert far == "at W1[2,0] (≈-1.5638e50 != ≈-1.5638e50 (the same to 40 digits))"
+    near = in_sentence(f"at W1[2,0] ({a} != {a + 10 ** 20})")
+    left, right = near[len("at W1[2,0] ("):-1].split(" != ")
+    assert left != right and left.startswith("≈-1.5638") and right.startswith("≈-1.5638")
+    assert in_sentence("x (1/2 != 1/3)") == "x (1/2 != 1/3)"
