@@ -484,11 +484,17 @@ def test_weights_beyond_float64_range_are_one_line_not_an_internal_error(tmp_pat
     path.write_text(_json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
                                  "layers": [{"weight": [["1e400", 1], [1, -1]], "bias": [0, 1]},
                                             {"weight": [[1, 1]], "bias": [0]}]}))
-    for cmd in ("regions", "dim"):
+    for cmd in ("regions", "conserved"):
         assert _main([cmd, str(path)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "beyond float64's range" in err and "internal error" not in err
     assert _main(["eval", str(path), "--x", "1,1"]) == 0
+    # dim's walk drops a float guess past float64's range since s54 (the exact steps decide):
+    # 9 parameters, two positive rescalings (S2), both neurons switching: 7, certified
+    capsys.readouterr()
+    assert _main(["dim", str(path), "--json"]) == 0
+    data = _json.loads(capsys.readouterr().out)
+    assert (data["functional_dimension"], data["exact"], data["n_parameters"]) == (7, True, 9)
 
 
 def test_python_m_netfibers_cli_runs_the_command():
