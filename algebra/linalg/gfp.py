@@ -382,8 +382,14 @@ def _integer_rows(matrix: QMatrix, check):
     n, c = matrix.nrows, matrix.ncols
     cap = max(1, (1 << 12) // max(1, c))
     rows: list = []
-    r0, step = 0, 1                  # one row first; blocks double while they take < 10 ms
-    while r0 < n:                    # (a block's common denominator carries all its rows')
+    check()
+    t = time.perf_counter()          # one row first: when n of it fit in 0.05 s, the whole
+    first, _ = matrix.take_rows([0]).numer_denom()          # matrix at once (the usual case:
+    if (time.perf_counter() - t) * n < 0.05:                # blocks convert twice as much)
+        return matrix.numer_denom()[0]
+    rows.extend(first.tolist())
+    r0, step = 1, 1                  # blocks double while they take < 10 ms (a block's common
+    while r0 < n:                    # denominator carries all its rows')
         check()
         t = time.perf_counter()
         block, _ = matrix.take_rows(range(r0, min(n, r0 + step))).numer_denom()
