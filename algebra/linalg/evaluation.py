@@ -334,9 +334,12 @@ def int_gram(rows, width: int) -> list:
 def row_gcds(A):
     """The gcd of every row of a 2-d integer numpy array (int64, or Python integers in an object
     array), as an array of the same kind; ``axis=None`` reductions: :func:`array_gcd`.  numpy's
-    own ``gcd`` on an object array tests ``math.isfinite`` of each integer, which raised
-    "OverflowError: int too large to convert to float" past 1e308 (a region walk's 1 100-bit rows
-    in ``conserved``: exit 4, s54 huge-numbers audit).
+    own ``gcd`` on an object array calls ``math.gcd`` and, when that call fails for any reason
+    (a budget alarm raised inside it), clears the error and falls back to a gcd that tests
+    ``math.isfinite`` of each integer: "OverflowError: int too large to convert to float" past
+    1e308, which the CLI reported as a weight beyond float64's range (``conserved --timeout 3``
+    on 1 100-bit rows, depending on when the alarm came: s54 huge-numbers audit F3).  Here the
+    alarm is raised as the budget's stop.
 
     >>> import numpy as np
     >>> row_gcds(np.array([[6, -9, 0], [0, 0, 0]])).tolist()
